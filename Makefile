@@ -1,0 +1,35 @@
+# Thin wrapper over CMake. The two commands that matter: `make demo` and `make check`.
+BUILD       ?= build
+CHECK_BUILD ?= build-check
+JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+SAMPLE      ?= tests/data/eztrace-pingring/eztrace_log.otf2
+
+.PHONY: all deps demo check bench fuzz clean
+
+all: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+deps:
+	sh scripts/install-deps.sh
+
+# The main job on the sample that ships with the project.
+demo: all
+	sh scripts/demo.sh $(BUILD)/tracesync $(SAMPLE)
+
+# Every test, built with AddressSanitizer and UndefinedBehaviorSanitizer.
+check: deps
+	cmake -S . -B $(CHECK_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTSYNC_SANITIZE=ON >/dev/null
+	cmake --build $(CHECK_BUILD) -j $(JOBS)
+	cd $(CHECK_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		ctest --output-on-failure -j $(JOBS)
+
+bench: all
+	sh bench/run.sh $(BUILD)
+
+fuzz: deps
+	CC=clang cmake -S . -B build-fuzz -DTSYNC_FUZZ=ON -DTSYNC_TESTS=OFF >/dev/null
+	cmake --build build-fuzz -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) $(CHECK_BUILD) build-fuzz

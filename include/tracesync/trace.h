@@ -1,0 +1,107 @@
+/* trace.h - a trace in memory: locations, clock domains, events, messages.
+ *
+ * A tsync_trace is read once from its file (OTF2 archive) and holds, per location,
+ * the raw local timestamps of every event and the event kinds that synchronization
+ * needs; point-to-point messages are matched as MPI matches them and collective
+ * operations grouped into instances. Everything else in the file stays in the file
+ * and is copied unchanged when a corrected trace is written.
+ *
+ * Corrected timestamps live apart from the trace, in a tsync_timeline, so that the
+ * raw times are never lost.
+ */
+#ifndef TRACESYNC_TRACE_H
+#define TRACESYNC_TRACE_H
+
+#include "tracesync/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tsync_trace tsync_trace;
+typedef struct tsync_timeline tsync_timeline;
+
+/** A location (process or thread) by its dense index 0 .. location_count-1. */
+typedef uint32_t tsync_loc;
+
+/** How locations are grouped into clock domains. */
+enum tsync_domain_rule {
+    TSYNC_DOMAIN_NODE = 0,    /* all locations below one system tree node share a clock */
+    TSYNC_DOMAIN_LOCATION = 1 /* every location has its own clock */
+};
+
+/** Options for tsync_trace_open; initialize with TSYNC_OPEN_OPTS_INIT. */
+typedef struct {
+    unsigned version;
+    enum tsync_domain_rule domains;
+} tsync_open_opts;
+#define TSYNC_OPEN_OPTS_VERSION 1
+#define TSYNC_OPEN_OPTS_INIT { TSYNC_OPEN_OPTS_VERSION, TSYNC_DOMAIN_NODE }
+
+/**
+ * Reads a trace. `path` names an OTF2 anchor file (".../traces.otf2").
+ * ClockOffset records are read, not applied. Unmatched messages are warnings
+ * (through the context's log callback) and are counted.
+ * @return 0, or TSYNC_EIO (missing file), TSYNC_EFORMAT (corrupt or truncated),
+ *         TSYNC_EINCONSISTENT (a location's time goes backward), TSYNC_ENOMEM;
+ *         *out is set only on success.
+ */
+TSYNC_API int tsync_trace_open(tsync_trace **out, const char *path, const tsync_open_opts *opts,
+                               tsync_ctx *ctx);
+/** Frees a trace and all it owns; NULL is fine. */
+TSYNC_API void tsync_trace_free(tsync_trace *trace);
+
+TSYNC_API const char *tsync_trace_path(const tsync_trace *trace);
+/** Clock ticks per second. */
+TSYNC_API uint64_t tsync_trace_timer_resolution(const tsync_trace *trace);
+TSYNC_API uint32_t tsync_trace_location_count(const tsync_trace *trace);
+TSYNC_API uint64_t tsync_trace_event_count(const tsync_trace *trace);
+TSYNC_API uint64_t tsync_trace_message_count(const tsync_trace *trace);
+TSYNC_API uint64_t tsync_trace_collective_count(const tsync_trace *trace);
+TSYNC_API uint32_t tsync_trace_domain_count(const tsync_trace *trace);
+/** The rule used to form clock domains, as text ("node", "location"). */
+TSYNC_API const char *tsync_trace_domain_rule(const tsync_trace *trace);
+/** Bytes of memory the trace holds for its events, messages and collectives. */
+TSYNC_API size_t tsync_trace_memory(const tsync_trace *trace);
+
+/** The location's id in its file (OTF2 LocationRef) and its name. */
+TSYNC_API uint64_t tsync_trace_location_ref(const tsync_trace *trace, tsync_loc loc);
+TSYNC_API const char *tsync_trace_location_name(const tsync_trace *trace, tsync_loc loc);
+/** Name of the node a location runs on, and of its clock domain. */
+TSYNC_API const char *tsync_trace_location_node(const tsync_trace *trace, tsync_loc loc);
+TSYNC_API uint32_t tsync_trace_location_domain(const tsync_trace *trace, tsync_loc loc);
+TSYNC_API const char *tsync_trace_domain_name(const tsync_trace *trace, uint32_t domain);
+/** Finds a location by its file id; returns 0 and sets *out, or TSYNC_EINVAL. */
+TSYNC_API int tsync_trace_find_location(const tsync_trace *trace, uint64_t ref, tsync_loc *out);
+/** Finds a clock domain by name; returns 0 and sets *out, or TSYNC_EINVAL. */
+TSYNC_API int tsync_trace_find_domain(const tsync_trace *trace, const char *name, uint32_t *out);
+
+/** Counts of messages whose other half is missing. */
+TSYNC_API uint64_t tsync_trace_unmatched_sends(const tsync_trace *trace);
+TSYNC_API uint64_t tsync_trace_unmatched_recvs(const tsync_trace *trace);
+
+/**
+ * A set of timestamps for every event of a trace, starting as a copy of the raw
+ * ones. Correction stages change it; writers write it.
+ * @return 0 or TSYNC_ENOMEM.
+ */
+TSYNC_API int tsync_timeline_new(tsync_timeline **out, const tsync_trace *trace, tsync_ctx *ctx);
+TSYNC_API void tsync_timeline_free(tsync_timeline *timeline);
+/** The timestamps of one location (as many as it has events). Borrowed. */
+TSYNC_API tsync_time *tsync_timeline_times(tsync_timeline *timeline, tsync_loc loc);
+
+/**
+ * Writes the trace with the timeline's timestamps into directory `outdir`
+ * (created if missing), keeping the input's file name: every definition and every
+ * event of the input in the same order, only timestamps replaced, clock properties
+ * updated, ClockOffset records dropped. The output is written under a temporary
+ * name and renamed when complete; an existing output is replaced only then.
+ * @return 0, or TSYNC_EIO / TSYNC_EFORMAT / TSYNC_ENOMEM with nothing left behind.
+ */
+TSYNC_API int tsync_trace_write(const tsync_trace *trace, const tsync_timeline *timeline,
+                                const char *outdir, tsync_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,25 @@
+/* otf2_io.h - what the OTF2 reader and writer share: anchor paths and libotf2 errors. */
+#ifndef TSYNC_IO_OTF2_IO_H
+#define TSYNC_IO_OTF2_IO_H
+
+#include <stdarg.h>
+#include <otf2/otf2.h>
+#include "tracesync/common.h"
+
+/* Checks that `path` names an existing, readable OTF2 anchor file ("x/traces.otf2").
+ * Returns 0, or TSYNC_EIO / TSYNC_EINVAL with a message saying what to do. */
+int tsync__otf2_check_anchor(const char *path, tsync_ctx *ctx);
+
+/* Splits an anchor path into its directory and the archive name without ".otf2".
+ * Both are malloc'ed. Returns 0 or TSYNC_ENOMEM. */
+int tsync__otf2_split_anchor(const char *path, char **dir, char **name, tsync_ctx *ctx);
+
+/* libotf2's error callback: keeps libotf2 from printing to stderr and remembers
+ * its last message, which tsync__otf2_last_error returns. libotf2 has one error
+ * callback per process. */
+OTF2_ErrorCode tsync__otf2_quiet_errors(void *ud, const char *file, uint64_t line,
+                                        const char *function, OTF2_ErrorCode code,
+                                        const char *fmt, va_list va);
+const char *tsync__otf2_last_error(void);
+
+#endif

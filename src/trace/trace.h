@@ -1,0 +1,135 @@
+/* trace.h (internal) - the in-memory trace model that every stage works on.
+ *
+ * Memory per event is a design decision: a location keeps 8 bytes of raw time and
+ * 1 byte of kind per event; a matched message costs 24 bytes (12 per event), a
+ * collective member 32 bytes (16 per event). Everything else stays in the file.
+ */
+#ifndef TSYNC_TRACE_TRACE_H
+#define TSYNC_TRACE_TRACE_H
+
+#include <stdbool.h>
+#include "tracesync/trace.h"
+
+#define TSYNC_NONE UINT32_MAX /* no rank, no node, no root */
+
+/* What an event means to synchronization; everything else is TSYNC_EV_OTHER. */
+enum tsync_event_kind {
+    TSYNC_EV_OTHER = 0,
+    TSYNC_EV_SEND,        /* MpiSend, MpiIsend: a message leaves */
+    TSYNC_EV_SEND_DONE,   /* MpiIsendComplete */
+    TSYNC_EV_RECV_POST,   /* MpiIrecvRequest */
+    TSYNC_EV_RECV,        /* MpiRecv, MpiIrecv: a message has arrived */
+    TSYNC_EV_COLL_BEGIN,  /* MpiCollectiveBegin */
+    TSYNC_EV_COLL_END     /* MpiCollectiveEnd */
+};
+
+struct tsync_location {
+    uint64_t ref;       /* id in the file (OTF2 LocationRef) */
+    char *name;
+    uint32_t rank;      /* rank in MPI_COMM_WORLD, or TSYNC_NONE */
+    uint32_t node;      /* index into trace->nodes */
+    uint32_t domain;    /* index into trace->domains */
+    uint64_t n_events;
+    tsync_time *time;   /* raw local timestamps, non-decreasing */
+    uint8_t *kind;      /* enum tsync_event_kind */
+};
+
+struct tsync_node { char *name; };
+struct tsync_domain { char *name; uint32_t node; };
+
+/* A point-to-point message: send event and receive event. */
+struct tsync_message {
+    tsync_loc send_loc, recv_loc;
+    uint64_t send_idx, recv_idx;
+};
+
+/* MPI collective classes of seed 002, section 4.1. */
+enum tsync_coll_class {
+    TSYNC_COLL_ONE_TO_N,  /* bcast, scatter(v) */
+    TSYNC_COLL_N_TO_ONE,  /* reduce, gather(v) */
+    TSYNC_COLL_N_TO_N,    /* allreduce, allgather(v), alltoall(v/w), reduce_scatter, barrier */
+    TSYNC_COLL_SCAN,      /* scan: rank i receives from ranks 0..i */
+    TSYNC_COLL_EXSCAN,    /* exscan: rank i receives from ranks 0..i-1 */
+    TSYNC_COLL_NONE       /* no data flows (e.g. create/destroy handles) */
+};
+
+/* One member's part in a collective instance. */
+struct tsync_coll_member {
+    tsync_loc loc;
+    uint32_t comm_rank;
+    uint64_t begin_idx, end_idx; /* MpiCollectiveBegin / MpiCollectiveEnd */
+    uint8_t sends;               /* contributes data (logical send at begin) */
+    uint8_t recvs;               /* obtains data (logical receive at end) */
+};
+
+/* One call of a collective on one communicator: members are consecutive in
+ * trace->members, sorted by comm_rank. */
+struct tsync_collective {
+    uint32_t comm;         /* index into trace->comms */
+    uint32_t op;           /* OTF2_CollectiveOp */
+    uint32_t root;         /* rank in the communicator, or TSYNC_NONE */
+    uint8_t cls;           /* enum tsync_coll_class */
+    uint32_t n_members;
+    uint64_t first_member;
+};
+
+/* A communicator: its members as world ranks (index = rank in the comm). */
+struct tsync_comm {
+    uint64_t ref;          /* OTF2 CommRef */
+    char *name;
+    uint32_t size;
+    uint32_t *world_rank;  /* size entries */
+};
+
+/* A measured clock offset (OTF2 ClockOffset): global = local + offset at time. */
+struct tsync_clock_offset {
+    tsync_loc loc;
+    tsync_time time;
+    int64_t offset;
+    double stddev;
+};
+
+struct tsync_trace {
+    char *path;                 /* anchor file as given */
+    uint64_t timer_resolution;  /* ticks per second */
+    uint64_t global_offset;     /* ClockProperties as read */
+    uint64_t trace_length;
+    uint64_t realtime;
+    enum tsync_domain_rule domain_rule;
+
+    uint32_t n_locations;
+    struct tsync_location *locations;
+    uint32_t n_nodes;
+    struct tsync_node *nodes;
+    uint32_t n_domains;
+    struct tsync_domain *domains;
+    uint32_t n_comms;
+    struct tsync_comm *comms;
+    tsync_loc *rank_loc;        /* world rank -> location, n_ranks entries */
+    uint32_t n_ranks;
+
+    size_t n_messages;
+    struct tsync_message *messages;
+    size_t n_collectives;
+    struct tsync_collective *collectives;
+    size_t n_members;
+    struct tsync_coll_member *members;
+    size_t n_offsets;
+    struct tsync_clock_offset *offsets;
+
+    uint64_t unmatched_sends, unmatched_recvs;
+};
+
+struct tsync_timeline {
+    uint32_t n_locations;
+    tsync_time **time;          /* per location, as many as it has events */
+};
+
+/* Allocates an empty trace for a reader to fill; NULL when out of memory. */
+struct tsync_trace *tsync__trace_alloc(const char *path);
+/* Class of an OTF2_CollectiveOp (seed 002, section 4.1). */
+enum tsync_coll_class tsync__coll_class(uint32_t otf2_op);
+/* Seconds between two tick values, for people. */
+double tsync__seconds(const struct tsync_trace *t, int64_t ticks);
+
+#endif

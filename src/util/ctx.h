@@ -1,0 +1,26 @@
+/* ctx.h - internal side of tsync_ctx: recording errors, warnings and progress. */
+#ifndef TSYNC_UTIL_CTX_H
+#define TSYNC_UTIL_CTX_H
+
+#include <stdarg.h>
+#include "tracesync/common.h"
+
+#if defined(__GNUC__)
+#define TSYNC_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define TSYNC_PRINTF(a, b)
+#endif
+
+/* Records an error in ctx (which may be NULL) and returns code, so that callers
+ * can write `return tsync__fail(ctx, TSYNC_EFORMAT, "%s: ...", path);`. */
+int tsync__fail(tsync_ctx *ctx, int code, const char *fmt, ...) TSYNC_PRINTF(3, 4);
+/* Same, with an OOM message; returns TSYNC_ENOMEM. */
+int tsync__oom(tsync_ctx *ctx);
+/* Passes a warning to the caller's log callback, if any. */
+void tsync__warn(tsync_ctx *ctx, const char *fmt, ...) TSYNC_PRINTF(2, 3);
+/* Reports progress, if the caller asked for it. Cheap when not. */
+void tsync__progress(tsync_ctx *ctx, const char *what, uint64_t done, uint64_t total);
+/* Clears the recorded error. */
+void tsync__clear(tsync_ctx *ctx);
+
+#endif

@@ -1,0 +1,10 @@
+/* str.h - small string helpers. */
+#ifndef TSYNC_UTIL_STR_H
+#define TSYNC_UTIL_STR_H
+
+#include "util/ctx.h"
+
+/* A malloc'ed formatted string, or NULL when out of memory. */
+char *tsync__strfmt(const char *fmt, ...) TSYNC_PRINTF(1, 2);
+
+#endif
