@@ -13,7 +13,6 @@
  * The archive is written into a fresh temporary directory inside OUTDIR and moved
  * into place only when complete, so that no reader ever sees half an archive.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -28,6 +27,7 @@
 #include "io/otf2_records.h"
 #include "trace/trace.h"
 #include "util/ctx.h"
+#include "util/fs.h"
 #include "util/str.h"
 
 /* The generated copy callbacks get &def as their user data; the callbacks that
@@ -263,57 +263,6 @@ out:
     return rc;
 }
 
-/* Removes a file or a directory tree; used on our own temporary output only. */
-static void remove_tree(const char *path)
-{
-    struct stat sb;
-    DIR *d;
-    struct dirent *e;
-    if (lstat(path, &sb) != 0)
-        return;
-    if (!S_ISDIR(sb.st_mode)) {
-        unlink(path);
-        return;
-    }
-    if ((d = opendir(path)) != NULL) {
-        while ((e = readdir(d)) != NULL) {
-            char *child;
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            if (!(child = tsync__strfmt("%s/%s", path, e->d_name)))
-                continue;
-            remove_tree(child);
-            free(child);
-        }
-        closedir(d);
-    }
-    rmdir(path);
-}
-
-static int make_dirs(const char *path, tsync_ctx *ctx)
-{
-    char *p = strdup(path);
-    int rc = TSYNC_OK;
-    if (!p)
-        return tsync__oom(ctx);
-    for (char *s = p + 1;; s++) {
-        if (*s == '/' || *s == '\0') {
-            char c = *s;
-            *s = '\0';
-            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-                rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot create the output directory: %s", p,
-                                 strerror(errno));
-                break;
-            }
-            *s = c;
-            if (c == '\0')
-                break;
-        }
-    }
-    free(p);
-    return rc;
-}
-
 /* Moves tmpdir/name{.otf2,.def,/} to outdir, the anchor last: an old archive of
  * the same name is replaced only once the new one is complete. */
 static int move_into_place(const char *tmpdir, const char *outdir, const char *name, tsync_ctx *ctx)
@@ -366,7 +315,8 @@ int tsync_trace_write(const tsync_trace *t, const tsync_timeline *tl, const char
             tsync_time x = tl->time[i][k];
             if (x < 0)
                 return tsync__fail(ctx, TSYNC_EINVAL, "%s: location %llu: event %llu: corrected "
-                                   "time %lld ticks is negative and cannot be stored in OTF2",
+                                   "time %lld ticks is negative and cannot be stored in OTF2 (add "
+                                   "a constant to every map so that times stay positive)",
                                    t->path, (unsigned long long)l->ref, (unsigned long long)k,
                                    (long long)x);
             w.changed |= x != l->time[k];
@@ -378,7 +328,7 @@ int tsync_trace_write(const tsync_trace *t, const tsync_timeline *tl, const char
     }
     if ((rc = tsync__otf2_split_anchor(t->path, &indir, &name, ctx)))
         return rc;
-    if ((rc = make_dirs(outdir, ctx)))
+    if ((rc = tsync__mkdirs(outdir, ctx)))
         goto out;
     if (same_file(indir, outdir)) {
         rc = tsync__fail(ctx, TSYNC_EINVAL, "%s: the output directory is the input's; choose "
@@ -398,7 +348,7 @@ int tsync_trace_write(const tsync_trace *t, const tsync_timeline *tl, const char
         rc = move_into_place(tmpdir, outdir, name, ctx);
 out:
     if (tmpdir)
-        remove_tree(tmpdir);
+        tsync__remove_tree(tmpdir);
     free(tmpdir);
     free(indir);
     free(name);

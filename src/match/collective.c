@@ -89,7 +89,8 @@ int tsync__match_collectives(struct tsync_trace *t, struct tsync_match_input *in
     size_t *pos = NULL, *end = NULL;
     int rc = TSYNC_OK;
 
-    qsort(r, n, sizeof(*r), coll_cmp);
+    if (n)
+        qsort(r, n, sizeof(*r), coll_cmp);
     for (size_t a = 0; a < n;) {
         /* Records of one communicator: [a, b); per location runs [pos[k], end[k]). */
         size_t b = a, nl = 0;

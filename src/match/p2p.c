@@ -63,8 +63,10 @@ int tsync__match_p2p(struct tsync_trace *t, struct tsync_match_input *in, tsync_
 {
     size_t i = 0, j = 0, cap = 0;
     uint64_t us = t->unmatched_sends, ur = t->unmatched_recvs;
-    qsort(in->sends, in->n_sends, sizeof(*in->sends), rec_cmp);
-    qsort(in->recvs, in->n_recvs, sizeof(*in->recvs), rec_cmp);
+    if (in->n_sends)
+        qsort(in->sends, in->n_sends, sizeof(*in->sends), rec_cmp);
+    if (in->n_recvs)
+        qsort(in->recvs, in->n_recvs, sizeof(*in->recvs), rec_cmp);
     if (tsync__reserve((void **)&t->messages, &cap,
                        in->n_sends < in->n_recvs ? in->n_sends : in->n_recvs, sizeof(*t->messages)))
         return tsync__oom(ctx);

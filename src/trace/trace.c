@@ -181,7 +181,8 @@ int tsync_timeline_new(tsync_timeline **out, const tsync_trace *t, tsync_ctx *ct
         tl->time[i] = malloc((l->n_events ? l->n_events : 1) * sizeof(tsync_time));
         if (!tl->time[i])
             goto oom;
-        memcpy(tl->time[i], l->time, l->n_events * sizeof(tsync_time));
+        if (l->n_events)
+            memcpy(tl->time[i], l->time, l->n_events * sizeof(tsync_time));
     }
     *out = tl;
     return TSYNC_OK;

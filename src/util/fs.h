@@ -1,0 +1,15 @@
+/* fs.h - directories: the library's one mkdir -p and rm -r. */
+#ifndef TSYNC_UTIL_FS_H
+#define TSYNC_UTIL_FS_H
+
+#include "util/ctx.h"
+
+/* Makes `path` and its missing parents, like mkdir -p. Returns 0 or TSYNC_EIO
+ * (naming the directory that could not be made) or TSYNC_ENOMEM. */
+int tsync__mkdirs(const char *path, tsync_ctx *ctx);
+
+/* Removes a file or a directory tree, like rm -r; best effort, for the library's
+ * own temporary output only. Symbolic links are removed, not followed. */
+void tsync__remove_tree(const char *path);
+
+#endif
