@@ -1,0 +1,26 @@
+/* map_set.h (internal) - a trace's map set, and its JSON form for other stages. */
+#ifndef TSYNC_TIMEMAP_MAP_SET_H
+#define TSYNC_TIMEMAP_MAP_SET_H
+
+#include <jansson.h>
+
+#include "timemap/map.h"
+#include "trace/trace.h"
+
+struct tsync_map_set {
+    uint32_t n_locations;
+    struct tsync_time_map **of; /* per location; NULL = keeps its time. A map given
+                                 * to several locations is shared (map->users). */
+};
+
+/* One map as a JSON object without selector: {"offset": ..} / {"offset", "drift",
+ * "origin"} / {"points": [[l, g], ..]}, plus "bound" / "bounds" when it has them.
+ * NULL when out of memory. */
+json_t *tsync__time_map_to_json(const tsync_time_map *map);
+
+/* The whole set in the file format of map_set.c: one map per location that has
+ * one, selected by location id (and named). A new reference, or NULL with the
+ * error in ctx (ENOMEM; EUNSUPPORTED for a location id beyond 2^63 - 1). */
+json_t *tsync__map_set_to_json(const tsync_map_set *set, const tsync_trace *trace, tsync_ctx *ctx);
+
+#endif
