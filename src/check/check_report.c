@@ -1,0 +1,154 @@
+/* check_report.c - the clock condition report as text for people and as JSON for
+ * programs (metrics in check.c; seed 002, Fig. 5 and Table 3). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check/check_json.h"
+#include "trace/trace.h"
+
+/* A duration in the unit that reads best: "850 ns", "12.3 us", "25.0 ms", "3.2 s". */
+static const char *fmt_dur(char *buf, size_t size, double s)
+{
+    double a = fabs(s);
+    if (a < 1e-6)
+        snprintf(buf, size, "%.3g ns", s * 1e9);
+    else if (a < 1e-3)
+        snprintf(buf, size, "%.1f us", s * 1e6);
+    else if (a < 1.0)
+        snprintf(buf, size, "%.1f ms", s * 1e3);
+    else
+        snprintf(buf, size, "%.1f s", s);
+    return buf;
+}
+
+/* "1199 (49.96 %)" of all messages, or just "0" when there are none. */
+static void print_share(FILE *out, uint64_t n, uint64_t total)
+{
+    if (total)
+        fprintf(out, "%llu (%.2f %%)", (unsigned long long)n, 100.0 * (double)n / (double)total);
+    else
+        fprintf(out, "%llu", (unsigned long long)n);
+}
+
+/* A location by name and file id: "rank 3 (id 3)". */
+static void print_loc(FILE *out, const tsync_trace *t, tsync_loc loc)
+{
+    const struct tsync_location *l = &t->locations[loc];
+    fprintf(out, "%s (id %llu)", l->name ? l->name : "?", (unsigned long long)l->ref);
+}
+
+void tsync_check_report_print(const tsync_check_report *r, const tsync_trace *t, FILE *out)
+{
+    uint64_t total;
+    char a[48], b[48];
+
+    if (!r || !t || !out)
+        return;
+    total = r->messages + r->logical_messages;
+    fprintf(out, "check: %s\n", t->path);
+    fprintf(out, "  locations            %u (clock domains by %s: %u)\n", r->locations,
+            tsync_trace_domain_rule(t), r->domains);
+    fprintf(out, "  messages             %llu point-to-point, %llu logical (collectives)\n",
+            (unsigned long long)r->messages, (unsigned long long)r->logical_messages);
+    fprintf(out, "  reversed             ");
+    print_share(out, r->reversed, total);
+    if (r->reversed)
+        fprintf(out, ": %llu point-to-point, %llu logical",
+                (unsigned long long)r->p2p.reversed, (unsigned long long)r->collective.reversed);
+    fprintf(out, "\n  violations           ");
+    print_share(out, r->violations, total);
+    fprintf(out, " with minimum latency %g us intra-node, %g us inter-node\n",
+            r->latency_intra_s * 1e6, r->latency_inter_s * 1e6);
+    if (r->reversed)
+        fprintf(out, "  displacement         avg %s, max %s (reversed messages)\n",
+                fmt_dur(a, sizeof(a), r->displacement_avg_s),
+                fmt_dur(b, sizeof(b), r->displacement_max_s));
+    else
+        fprintf(out, "  displacement         none (no reversed messages)\n");
+    for (uint32_t i = 0; i < r->n_worst_pairs; i++) {
+        const tsync_check_pair *p = &r->worst_pairs[i];
+        fprintf(out, "  %-20s ", i == 0 ? "worst pairs" : "");
+        print_loc(out, t, p->send_loc);
+        fprintf(out, " -> ");
+        print_loc(out, t, p->recv_loc);
+        fprintf(out, ": %llu violation%s, max %s\n", (unsigned long long)p->violations,
+                p->violations == 1 ? "" : "s", fmt_dur(a, sizeof(a), p->displacement_max_s));
+    }
+    fprintf(out, "  unmatched            %llu sends, %llu receives\n",
+            (unsigned long long)r->unmatched_sends, (unsigned long long)r->unmatched_recvs);
+    fprintf(out, "  result               %s\n",
+            tsync_check_report_consistent(r) ? "CONSISTENT" : "INCONSISTENT");
+}
+
+/* {messages, reversed, violations, displacement_avg_s, displacement_max_s} */
+static json_t *counts_json(const tsync_check_counts *c)
+{
+    return json_pack("{s:I, s:I, s:I, s:f, s:f}",
+                     "messages", (json_int_t)c->messages,
+                     "reversed", (json_int_t)c->reversed,
+                     "violations", (json_int_t)c->violations,
+                     "displacement_avg_s", c->displacement_avg_s,
+                     "displacement_max_s", c->displacement_max_s);
+}
+
+static json_t *pairs_json(const tsync_check_report *r, const tsync_trace *t)
+{
+    json_t *arr = json_array();
+    for (uint32_t i = 0; arr && i < r->n_worst_pairs; i++) {
+        const tsync_check_pair *p = &r->worst_pairs[i];
+        const struct tsync_location *s = &t->locations[p->send_loc], *d = &t->locations[p->recv_loc];
+        json_t *o = json_pack("{s:I, s:I, s:s, s:s, s:I, s:f}",
+                              "send_location", (json_int_t)s->ref,
+                              "recv_location", (json_int_t)d->ref,
+                              "send_name", s->name ? s->name : "",
+                              "recv_name", d->name ? d->name : "",
+                              "violations", (json_int_t)p->violations,
+                              "displacement_max_s", p->displacement_max_s);
+        if (json_array_append_new(arr, o)) { /* also fails (and is fine) for o == NULL */
+            json_decref(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+json_t *tsync__check_report_to_json(const tsync_check_report *r, const tsync_trace *t)
+{
+    if (!r || !t)
+        return NULL;
+    /* "o" takes the reference, also when packing fails on a NULL part. */
+    return json_pack("{s:s, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o,"
+                     " s:{s:I, s:I}, s:f, s:f, s:b}",
+                     "trace", t->path,
+                     "locations", (json_int_t)r->locations,
+                     "domains", (json_int_t)r->domains,
+                     "domain_rule", tsync_trace_domain_rule(t),
+                     "timer_resolution", (json_int_t)r->timer_resolution,
+                     "messages", (json_int_t)r->messages,
+                     "logical_messages", (json_int_t)r->logical_messages,
+                     "reversed", (json_int_t)r->reversed,
+                     "violations", (json_int_t)r->violations,
+                     "displacement_avg_s", r->displacement_avg_s,
+                     "displacement_max_s", r->displacement_max_s,
+                     "p2p", counts_json(&r->p2p),
+                     "collective", counts_json(&r->collective),
+                     "worst_pairs", pairs_json(r, t),
+                     "unmatched", "sends", (json_int_t)r->unmatched_sends,
+                     "receives", (json_int_t)r->unmatched_recvs,
+                     "latency_intra_s", r->latency_intra_s,
+                     "latency_inter_s", r->latency_inter_s,
+                     "consistent", tsync_check_report_consistent(r));
+}
+
+char *tsync_check_report_json(const tsync_check_report *r, const tsync_trace *t)
+{
+    json_t *j = tsync__check_report_to_json(r, t);
+    char *s;
+    if (!j)
+        return NULL;
+    /* 15 digits: 3e-07, not 2.9999999999999999e-07; malloc'ed, free() it */
+    s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+    json_decref(j);
+    return s;
+}
