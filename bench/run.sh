@@ -1,0 +1,19 @@
+#!/bin/sh
+# run.sh - `make bench`: every benchmark on 10^7 events (BENCH_EVENTS to change).
+# Usage: run.sh BUILD_DIR
+set -eu
+build=$1
+events=${BENCH_EVENTS:-10000000}
+work="$build/bench-work"
+mkdir -p "$work"
+echo "== OTF2: read, match, map, write ($events events)"
+"$build/bench/bench_otf2" "$events" "$work/otf2"
+echo "== tracesync apply, whole command, against the libotf2 copy above"
+cat >"$work/maps.json" <<'J'
+{ "format": "tracesync-maps", "version": 1, "maps": [ { "default": true, "offset": 1000, "drift": 2e-6 } ] }
+J
+start=$(date +%s.%N)
+"$build/tracesync" apply "$work/maps.json" "$work/otf2/in/traces.otf2" -o "$work/apply" -q
+end=$(date +%s.%N)
+echo "stage=apply-command  fmt=otf2 events=$events seconds=$(awk "BEGIN { printf \"%.3f\", $end - $start }")"
+rm -rf "$work"

@@ -1,0 +1,94 @@
+/* cli.c - shared pieces of the subcommands: help, errors, stderr reporting. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+const struct cli_command *cli_find(const char *name)
+{
+    for (size_t i = 0; i < cli_command_count; i++)
+        if (strcmp(cli_commands[i].name, name) == 0)
+            return &cli_commands[i];
+    return NULL;
+}
+
+void cli_print_help(const struct cli_command *cmd, FILE *out)
+{
+    fprintf(out, "usage: tracesync %s\n\n%s.\n\n%s", cmd->usage, cmd->summary, cmd->help);
+}
+
+int cli_wants_help(int argc, char **argv, const char *cmd)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            cli_print_help(cli_find(cmd), stdout);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void log_stderr(enum tsync_log_level level, const char *msg, void *payload)
+{
+    (void)payload;
+    fprintf(stderr, "tracesync: %s%s\n", level == TSYNC_LOG_WARNING ? "warning: " : "", msg);
+}
+
+/* Progress on one terminal line, rewritten in place. */
+static void progress_tty(const char *what, uint64_t done, uint64_t total, void *payload)
+{
+    (void)payload;
+    if (total)
+        fprintf(stderr, "\r%s: %llu of %llu%s", what, (unsigned long long)done,
+                (unsigned long long)total, done == total ? "\n" : "");
+    else
+        fprintf(stderr, "\r%s: %llu", what, (unsigned long long)done);
+    fflush(stderr);
+}
+
+tsync_ctx *cli_context(int quiet)
+{
+    tsync_ctx *ctx;
+    if (tsync_ctx_new(&ctx)) {
+        fprintf(stderr, "tracesync: out of memory\n");
+        exit(EXIT_USAGE);
+    }
+    if (!quiet) {
+        tsync_ctx_set_log(ctx, log_stderr, NULL);
+        if (isatty(STDERR_FILENO))
+            tsync_ctx_set_progress(ctx, progress_tty, NULL);
+    }
+    return ctx;
+}
+
+int cli_fail(tsync_ctx *ctx, const char *cmd)
+{
+    fprintf(stderr, "tracesync %s: %s\n", cmd, tsync_ctx_error(ctx));
+    return EXIT_USAGE;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "tracesync %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'tracesync %s --help'.\n", cmd);
+    return EXIT_USAGE;
+}
+
+int cli_parse_domains(const char *arg, enum tsync_domain_rule *out)
+{
+    if (strcmp(arg, "node") == 0)
+        *out = TSYNC_DOMAIN_NODE;
+    else if (strcmp(arg, "location") == 0)
+        *out = TSYNC_DOMAIN_LOCATION;
+    else
+        return -1;
+    return 0;
+}

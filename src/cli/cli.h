@@ -1,0 +1,45 @@
+/* cli.h - what the tracesync subcommands share: the command table, the context
+ * with stderr reporting, and option helpers. */
+#ifndef TSYNC_CLI_CLI_H
+#define TSYNC_CLI_CLI_H
+
+#include <stdio.h>
+#include "tracesync/common.h"
+#include "tracesync/trace.h"
+
+/* Exit codes: the command line contract (PRODUCT.md). */
+enum { EXIT_OK = 0, EXIT_INCONSISTENT = 1, EXIT_USAGE = 2 };
+
+struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);  /* argv[0] is the subcommand name */
+    const char *usage;                  /* "check INPUT... [--json]" */
+    const char *summary;                /* one line */
+    const char *help;                   /* options and an example */
+};
+
+extern const struct cli_command cli_commands[];
+extern const size_t cli_command_count;
+
+/* Prints "usage: tracesync <usage>" and the help text of a command. */
+void cli_print_help(const struct cli_command *cmd, FILE *out);
+const struct cli_command *cli_find(const char *name);
+
+/* A context whose warnings go to stderr and whose progress shows on stderr when it
+ * is a terminal; `quiet` silences both. Exits with 2 when out of memory. */
+tsync_ctx *cli_context(int quiet);
+/* Prints the context's error as "tracesync <cmd>: <message>" and returns 2. */
+int cli_fail(tsync_ctx *ctx, const char *cmd);
+/* Prints a usage error with a hint and returns 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...);
+/* Handles -h/--help for a subcommand: returns 1 (and prints help) if asked. */
+int cli_wants_help(int argc, char **argv, const char *cmd);
+
+/* Parses --domains: "node" or "location". Returns 0, or -1 for anything else. */
+int cli_parse_domains(const char *arg, enum tsync_domain_rule *out);
+
+/* Subcommands. */
+int cmd_check(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+
+#endif

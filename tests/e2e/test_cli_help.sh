@@ -1,0 +1,19 @@
+# Every subcommand has --help with an example; unknown commands and options exit 2.
+. "$E2E_LIB"
+run 0 "$TRACESYNC" --help
+contains out.txt "Commands:"
+for cmd in $(sed -n 's/^  \([a-z]*\) .*/\1/p' out.txt); do
+    run 0 "$TRACESYNC" "$cmd" --help
+    contains out.txt "usage: tracesync $cmd"
+    contains out.txt "Example:"
+    contains out.txt "tracesync $cmd "
+done
+run 0 "$TRACESYNC" --version
+contains out.txt "tracesync "
+run 2 "$TRACESYNC" nosuchcommand
+contains err.txt "unknown command 'nosuchcommand'"
+run 2 "$TRACESYNC"
+run 2 "$TRACESYNC" check --bogus x.otf2
+contains err.txt "tracesync check --help"
+run 2 "$TRACESYNC" check
+contains err.txt "no input given"

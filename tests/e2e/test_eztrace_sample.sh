@@ -1,0 +1,57 @@
+# The shipped EZTrace sample (tests/data/eztrace-pingring, README there): a real
+# MPI trace whose ranks start their clocks at different origins.
+. "$E2E_LIB"
+IN="$DATA/eztrace-pingring/eztrace_log.otf2"
+before=$(tree_sum "$DATA/eztrace-pingring")
+
+run 1 "$TRACESYNC" check "$IN" --json
+json_eq out.txt 'd["locations"]' 4
+json_eq out.txt 'd["messages"]' 22
+json_eq out.txt 'd["p2p"]["reversed"]' 10
+json_eq out.txt 'd["unmatched"]["sends"]' 20
+json_eq out.txt 'd["unmatched"]["receives"]' 0
+json_eq out.txt 'round(d["p2p"]["displacement_max_s"], 6)' 0.219823
+json_eq out.txt 'd["domain_rule"]' node
+# EZTrace records no receive for messages completed in MPI_Wait: a warning, not an error.
+contains err.txt "unmatched"
+
+# Copy with unchanged timestamps: otf2-print sees the same trace.
+cat > zero.json <<'J'
+{ "format": "tracesync-maps", "version": 1, "maps": [ { "default": true, "offset": 0 } ] }
+J
+run 0 "$TRACESYNC" apply zero.json "$IN" -o same
+otf2-print "$IN" >in.txt 2>/dev/null
+otf2-print same/eztrace_log.otf2 >same.txt 2>/dev/null
+cmp -s in.txt same.txt || fail "events differ after an identity copy: $(diff in.txt same.txt | head)"
+otf2-print -G "$IN" >ing.txt 2>/dev/null
+otf2-print -G same/eztrace_log.otf2 >sameg.txt 2>/dev/null
+cmp -s ing.txt sameg.txt || fail "definitions differ after an identity copy: $(diff ing.txt sameg.txt | head)"
+
+# The clock offsets measured while recording (README: -218542716, -220732794 and
+# -218537055 ns to rank 0), all shifted by +220732794 ns so that no time becomes
+# negative: with them applied, no point-to-point message is reversed any more.
+cat > offsets.json <<'J'
+{
+  "format": "tracesync-maps", "version": 1, "timer_resolution": 1000000000,
+  "maps": [
+    { "location": 536870911, "offset": 2190078 },
+    { "location": 1073741822, "offset": 0 },
+    { "location": 1610612733, "offset": 2195739 },
+    { "location": 0, "offset": 220732794 }
+  ]
+}
+J
+run 0 "$TRACESYNC" apply offsets.json "$IN" -o fixed
+[ -f fixed/eztrace_log.otf2 ] && [ -f fixed/eztrace_log.def ] || fail "no output archive"
+run 0 "$TRACESYNC" check fixed/eztrace_log.otf2 --json --latency intra=0ns
+json_eq out.txt 'd["p2p"]["reversed"]' 0
+json_eq out.txt 'd["violations"]' 0
+json_eq out.txt 'd["messages"]' 22
+# Only timestamps changed: per location, the same records in the same order.
+otf2-print fixed/eztrace_log.otf2 2>/dev/null >fixed.txt
+per_location in.txt >in.rec
+per_location fixed.txt >fixed.rec
+cmp -s in.rec fixed.rec || fail "records changed: $(diff in.rec fixed.rec | head)"
+cmp -s in.txt fixed.txt && fail "timestamps did not change"
+
+[ "$(tree_sum "$DATA/eztrace-pingring")" = "$before" ] || fail "the input was modified"
