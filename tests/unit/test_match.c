@@ -1,0 +1,229 @@
+/* test_match.c - point-to-point matching and collective grouping (match/). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <otf2/otf2.h>
+
+#include "match/match.h"
+#include "util/ctx.h"
+#include "util/vec.h"
+
+/* A trace of n locations, rank i = location i, all on one node, one world comm. */
+static struct tsync_trace *make_trace(uint32_t n)
+{
+    struct tsync_trace *t = tsync__trace_alloc("test.otf2");
+    assert_non_null(t);
+    t->n_locations = n;
+    t->locations = calloc(n, sizeof(*t->locations));
+    t->rank_loc = calloc(n, sizeof(*t->rank_loc));
+    t->n_ranks = n;
+    for (uint32_t i = 0; i < n; i++) {
+        t->locations[i].ref = 100 + i;
+        t->locations[i].name = strdup("rank");
+        t->locations[i].rank = i;
+        t->rank_loc[i] = i;
+    }
+    t->n_comms = 1;
+    t->comms = calloc(1, sizeof(*t->comms));
+    t->comms[0].name = strdup("MPI_COMM_WORLD");
+    t->comms[0].size = n;
+    t->comms[0].world_rank = malloc(n * sizeof(uint32_t));
+    for (uint32_t i = 0; i < n; i++)
+        t->comms[0].world_rank[i] = i;
+    return t;
+}
+
+static void add_p2p(struct tsync_match_input *in, int send, tsync_loc s, tsync_loc r, uint32_t tag,
+                    uint64_t idx, uint64_t order)
+{
+    struct tsync_p2p_rec rec = { 0, s, r, tag, idx, order };
+    if (send)
+        assert_int_equal(TSYNC_PUSH(in->sends, in->n_sends, in->cap_sends, rec), 0);
+    else
+        assert_int_equal(TSYNC_PUSH(in->recvs, in->n_recvs, in->cap_recvs, rec), 0);
+}
+
+/* Returns the receive index matched to the send (sender, idx), or UINT64_MAX. */
+static uint64_t recv_of(const struct tsync_trace *t, tsync_loc sender, uint64_t send_idx)
+{
+    for (size_t i = 0; i < t->n_messages; i++)
+        if (t->messages[i].send_loc == sender && t->messages[i].send_idx == send_idx)
+            return t->messages[i].recv_idx;
+    return UINT64_MAX;
+}
+
+/* First send to first receive per (comm, sender, receiver, tag); tags separate. */
+static void test_non_overtaking(void **state)
+{
+    struct tsync_trace *t = make_trace(2);
+    struct tsync_match_input in = { 0 };
+    (void)state;
+    add_p2p(&in, 1, 0, 1, 7, 10, 10);
+    add_p2p(&in, 1, 0, 1, 9, 11, 11);  /* other tag, received first */
+    add_p2p(&in, 1, 0, 1, 7, 12, 12);
+    add_p2p(&in, 0, 0, 1, 9, 3, 3);
+    add_p2p(&in, 0, 0, 1, 7, 5, 5);
+    add_p2p(&in, 0, 0, 1, 7, 8, 8);
+    assert_int_equal(tsync__match_p2p(t, &in, NULL), 0);
+    assert_int_equal(t->n_messages, 3);
+    assert_int_equal(recv_of(t, 0, 10), 5);
+    assert_int_equal(recv_of(t, 0, 12), 8);
+    assert_int_equal(recv_of(t, 0, 11), 3);
+    assert_int_equal(t->unmatched_sends, 0);
+    assert_int_equal(t->unmatched_recvs, 0);
+    tsync__match_input_free(&in);
+    tsync_trace_free(t);
+}
+
+/* A non-blocking receive matches in posting order, not completion order. */
+static void test_irecv_posting_order(void **state)
+{
+    struct tsync_trace *t = make_trace(2);
+    struct tsync_match_input in = { 0 };
+    (void)state;
+    add_p2p(&in, 1, 0, 1, 1, 20, 20);
+    add_p2p(&in, 1, 0, 1, 1, 21, 21);
+    /* Posted as events 2 and 3 (MpiIrecvRequest), completed as 9 then 6. */
+    add_p2p(&in, 0, 0, 1, 1, 9, 2);
+    add_p2p(&in, 0, 0, 1, 1, 6, 3);
+    assert_int_equal(tsync__match_p2p(t, &in, NULL), 0);
+    assert_int_equal(recv_of(t, 0, 20), 9);
+    assert_int_equal(recv_of(t, 0, 21), 6);
+    tsync__match_input_free(&in);
+    tsync_trace_free(t);
+}
+
+/* Any-source receives carry the real sender: two senders to one receiver. */
+static void test_any_source(void **state)
+{
+    struct tsync_trace *t = make_trace(3);
+    struct tsync_match_input in = { 0 };
+    (void)state;
+    add_p2p(&in, 1, 2, 0, 5, 4, 4);
+    add_p2p(&in, 1, 1, 0, 5, 4, 4);
+    add_p2p(&in, 0, 2, 0, 5, 10, 10); /* MPI_ANY_SOURCE matched rank 2 first */
+    add_p2p(&in, 0, 1, 0, 5, 11, 11);
+    assert_int_equal(tsync__match_p2p(t, &in, NULL), 0);
+    assert_int_equal(t->n_messages, 2);
+    assert_int_equal(recv_of(t, 2, 4), 10);
+    assert_int_equal(recv_of(t, 1, 4), 11);
+    tsync__match_input_free(&in);
+    tsync_trace_free(t);
+}
+
+static int warnings;
+static void count_warning(enum tsync_log_level l, const char *m, void *p)
+{
+    (void)l, (void)p;
+    assert_non_null(strstr(m, "test.otf2"));
+    warnings++;
+}
+
+/* Unmatched sends and receives are counted and reported, not fatal. */
+static void test_unmatched(void **state)
+{
+    struct tsync_trace *t = make_trace(2);
+    struct tsync_match_input in = { 0 };
+    tsync_ctx *ctx;
+    (void)state;
+    assert_int_equal(tsync_ctx_new(&ctx), 0);
+    tsync_ctx_set_log(ctx, count_warning, NULL);
+    warnings = 0;
+    add_p2p(&in, 1, 0, 1, 1, 1, 1);
+    add_p2p(&in, 1, 0, 1, 1, 2, 2);
+    add_p2p(&in, 0, 0, 1, 1, 3, 3);
+    add_p2p(&in, 0, 1, 0, 4, 5, 5);
+    assert_int_equal(tsync__match_p2p(t, &in, ctx), 0);
+    assert_int_equal(t->n_messages, 1);
+    assert_int_equal(recv_of(t, 0, 1), 3);
+    assert_int_equal(t->unmatched_sends, 1);
+    assert_int_equal(t->unmatched_recvs, 1);
+    assert_true(warnings >= 2);
+    tsync__match_input_free(&in);
+    tsync_trace_free(t);
+    tsync_ctx_free(ctx);
+}
+
+static void add_coll(struct tsync_match_input *in, tsync_loc loc, uint32_t op, uint32_t root,
+                     uint64_t begin, uint64_t end, uint64_t sent, uint64_t recvd)
+{
+    struct tsync_coll_rec r = { 0, loc, op, root, begin, end, sent, recvd };
+    assert_int_equal(TSYNC_PUSH(in->colls, in->n_colls, in->cap_colls, r), 0);
+}
+
+/* The k-th call of each member is instance k; members sorted by comm rank; roles
+ * from the class and the recorded sizes. */
+static void test_collective_instances(void **state)
+{
+    struct tsync_trace *t = make_trace(3);
+    struct tsync_match_input in = { 0 };
+    const struct tsync_coll_member *m;
+    (void)state;
+    /* Records arrive location by location, as a reader produces them. */
+    for (tsync_loc l = 3; l-- > 0;) {
+        add_coll(&in, l, OTF2_COLLECTIVE_OP_BCAST, 1, 10 * l, 10 * l + 1, l == 1 ? 8 : 0, 8);
+        add_coll(&in, l, OTF2_COLLECTIVE_OP_REDUCE, 0, 10 * l + 2, 10 * l + 3, 8, l == 0 ? 8 : 0);
+    }
+    assert_int_equal(tsync__match_collectives(t, &in, NULL), 0);
+    assert_int_equal(t->n_collectives, 2);
+    assert_int_equal(t->n_members, 6);
+    assert_int_equal(t->collectives[0].op, OTF2_COLLECTIVE_OP_BCAST);
+    assert_int_equal(t->collectives[0].cls, TSYNC_COLL_ONE_TO_N);
+    assert_int_equal(t->collectives[0].root, 1);
+    m = &t->members[t->collectives[0].first_member];
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_int_equal(m[i].comm_rank, i);
+        assert_int_equal(m[i].loc, i);
+        assert_int_equal(m[i].begin_idx, 10 * i);
+        assert_int_equal(m[i].end_idx, 10 * i + 1);
+        assert_int_equal(m[i].sends, i == 1);
+        assert_int_equal(m[i].recvs, 1);
+    }
+    assert_int_equal(t->collectives[1].cls, TSYNC_COLL_N_TO_ONE);
+    m = &t->members[t->collectives[1].first_member];
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_int_equal(m[i].sends, 1);
+        assert_int_equal(m[i].recvs, i == 0);
+    }
+    tsync__match_input_free(&in);
+    tsync_trace_free(t);
+}
+
+/* A barrier has no data but everyone sends and receives; no sizes at all means
+ * the class decides; a rooted operation without a root is N-to-N. */
+static void test_collective_roles_without_sizes(void **state)
+{
+    struct tsync_trace *t = make_trace(2);
+    struct tsync_match_input in = { 0 };
+    const struct tsync_coll_member *m;
+    (void)state;
+    for (tsync_loc l = 0; l < 2; l++) {
+        add_coll(&in, l, OTF2_COLLECTIVE_OP_BARRIER, TSYNC_NONE, 0, 1, 0, 0);
+        add_coll(&in, l, OTF2_COLLECTIVE_OP_GATHER, TSYNC_NONE, 2, 3, 0, 0);
+    }
+    assert_int_equal(tsync__match_collectives(t, &in, NULL), 0);
+    assert_int_equal(t->n_collectives, 2);
+    m = &t->members[t->collectives[0].first_member];
+    assert_true(m[0].sends && m[0].recvs && m[1].sends && m[1].recvs);
+    assert_int_equal(t->collectives[1].cls, TSYNC_COLL_N_TO_N);
+    tsync__match_input_free(&in);
+    tsync_trace_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_non_overtaking),
+        cmocka_unit_test(test_irecv_posting_order),
+        cmocka_unit_test(test_any_source),
+        cmocka_unit_test(test_unmatched),
+        cmocka_unit_test(test_collective_instances),
+        cmocka_unit_test(test_collective_roles_without_sizes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
