@@ -5,9 +5,10 @@
  * matches the first receive posted. Receives with MPI_ANY_SOURCE or MPI_ANY_TAG
  * are recorded with the sender and tag that actually matched, so keying every
  * record by (comm, sender, receiver, tag) and pairing in posting order reproduces
- * MPI's matching. Both record arrays are sorted by that key, then merged.
+ * MPI's matching.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "match/match.h"
 #include "util/ctx.h"
@@ -22,26 +23,71 @@ void tsync__match_input_free(struct tsync_match_input *in)
     in->colls = NULL;
 }
 
-static int key_cmp(const struct tsync_p2p_rec *a, const struct tsync_p2p_rec *b)
+/* A channel is what MPI matches within: (comm, sender, receiver, tag). Channels
+ * get dense ids through an open-addressing hash table, so that records can be
+ * grouped by a stable counting sort in O(n) instead of a comparison sort. */
+struct channels {
+    uint32_t *slot;                /* channel id + 1, 0 = empty */
+    const struct tsync_p2p_rec **key; /* a record of each channel, by id */
+    size_t mask, n;
+};
+
+static int same_channel(const struct tsync_p2p_rec *a, const struct tsync_p2p_rec *b)
 {
-    if (a->comm != b->comm)
-        return a->comm < b->comm ? -1 : 1;
-    if (a->sender != b->sender)
-        return a->sender < b->sender ? -1 : 1;
-    if (a->receiver != b->receiver)
-        return a->receiver < b->receiver ? -1 : 1;
-    if (a->tag != b->tag)
-        return a->tag < b->tag ? -1 : 1;
-    return 0;
+    return a->comm == b->comm && a->sender == b->sender && a->receiver == b->receiver &&
+           a->tag == b->tag;
 }
 
-static int rec_cmp(const void *pa, const void *pb)
+static uint64_t channel_hash(const struct tsync_p2p_rec *r)
 {
-    const struct tsync_p2p_rec *a = pa, *b = pb;
-    int c = key_cmp(a, b);
-    if (c)
-        return c;
-    return a->order < b->order ? -1 : a->order > b->order;
+    uint64_t h = ((uint64_t)r->comm << 32 | r->tag) * 0x9E3779B97F4A7C15ull;
+    h ^= ((uint64_t)r->sender << 32 | r->receiver) + 0xBF58476D1CE4E5B9ull + (h << 6) + (h >> 2);
+    h ^= h >> 31;
+    return h * 0x94D049BB133111EBull;
+}
+
+/* The channel id of a record, adding the channel if new. Never fails: the table
+ * is sized for every record up front. */
+static uint32_t channel_of(struct channels *c, const struct tsync_p2p_rec *r)
+{
+    size_t i = channel_hash(r) & c->mask;
+    while (c->slot[i]) {
+        if (same_channel(c->key[c->slot[i] - 1], r))
+            return c->slot[i] - 1;
+        i = (i + 1) & c->mask;
+    }
+    c->key[c->n] = r;
+    c->slot[i] = (uint32_t)++c->n;
+    return (uint32_t)(c->n - 1);
+}
+
+/* Groups records by channel (stable), each channel in posting order. `first` gets
+ * n_channels + 1 offsets into `perm`. */
+static void group(const struct tsync_p2p_rec *rec, size_t n, const uint32_t *id, size_t n_channels,
+                  size_t *first, size_t *perm)
+{
+    memset(first, 0, (n_channels + 1) * sizeof(*first));
+    for (size_t i = 0; i < n; i++)
+        first[id[i] + 1]++;
+    for (size_t c = 0; c < n_channels; c++)
+        first[c + 1] += first[c];
+    for (size_t i = 0; i < n; i++)
+        perm[first[id[i]]++] = i;
+    for (size_t c = n_channels; c > 0; c--)
+        first[c] = first[c - 1];
+    first[0] = 0;
+    /* Records of a location arrive in event order, so a channel is almost always
+     * in posting order already; non-blocking receives may complete out of order. */
+    for (size_t c = 0; c < n_channels; c++) {
+        for (size_t i = first[c] + 1; i < first[c + 1]; i++) {
+            size_t x = perm[i], k = i;
+            while (k > first[c] && rec[perm[k - 1]].order > rec[x].order) {
+                perm[k] = perm[k - 1];
+                k--;
+            }
+            perm[k] = x;
+        }
+    }
 }
 
 /* Warns about the first few unmatched messages, naming where they are. */
@@ -61,32 +107,65 @@ static void warn_unmatched(struct tsync_trace *t, const struct tsync_p2p_rec *r,
 
 int tsync__match_p2p(struct tsync_trace *t, struct tsync_match_input *in, tsync_ctx *ctx)
 {
-    size_t i = 0, j = 0, cap = 0;
+    size_t n = in->n_sends + in->n_recvs, size = 16, cap = 0;
     uint64_t us = t->unmatched_sends, ur = t->unmatched_recvs;
-    if (in->n_sends)
-        qsort(in->sends, in->n_sends, sizeof(*in->sends), rec_cmp);
-    if (in->n_recvs)
-        qsort(in->recvs, in->n_recvs, sizeof(*in->recvs), rec_cmp);
-    if (tsync__reserve((void **)&t->messages, &cap,
-                       in->n_sends < in->n_recvs ? in->n_sends : in->n_recvs, sizeof(*t->messages)))
-        return tsync__oom(ctx);
-    while (i < in->n_sends || j < in->n_recvs) {
-        int c = i == in->n_sends ? 1 : j == in->n_recvs ? -1 : key_cmp(&in->sends[i], &in->recvs[j]);
-        if (c == 0) {
-            struct tsync_message m = { in->sends[i].sender, in->recvs[j].receiver,
-                                       in->sends[i].idx, in->recvs[j].idx };
+    struct channels ch = { 0 };
+    uint32_t *id = NULL;
+    size_t *first_s = NULL, *first_r = NULL, *perm = NULL;
+    int rc = TSYNC_OK;
+
+    while (size < 2 * n)
+        size *= 2;
+    ch.mask = size - 1;
+    ch.slot = calloc(size, sizeof(*ch.slot));
+    ch.key = malloc((n ? n : 1) * sizeof(*ch.key));
+    id = malloc((n ? n : 1) * sizeof(*id));
+    perm = malloc((n ? n : 1) * sizeof(*perm));
+    if (!ch.slot || !ch.key || !id || !perm ||
+        tsync__reserve((void **)&t->messages, &cap,
+                       in->n_sends < in->n_recvs ? in->n_sends : in->n_recvs, sizeof(*t->messages))) {
+        rc = tsync__oom(ctx);
+        goto out;
+    }
+    for (size_t i = 0; i < in->n_sends; i++)
+        id[i] = channel_of(&ch, &in->sends[i]);
+    for (size_t j = 0; j < in->n_recvs; j++)
+        id[in->n_sends + j] = channel_of(&ch, &in->recvs[j]);
+    first_s = malloc((ch.n + 1) * sizeof(*first_s));
+    first_r = malloc((ch.n + 1) * sizeof(*first_r));
+    if (!first_s || !first_r) {
+        rc = tsync__oom(ctx);
+        goto out;
+    }
+    group(in->sends, in->n_sends, id, ch.n, first_s, perm);
+    group(in->recvs, in->n_recvs, id + in->n_sends, ch.n, first_r, perm + in->n_sends);
+
+    /* Per channel, the k-th send posted matches the k-th receive posted. */
+    for (size_t c = 0; c < ch.n; c++) {
+        size_t ns = first_s[c + 1] - first_s[c], nr = first_r[c + 1] - first_r[c];
+        size_t both = ns < nr ? ns : nr;
+        const size_t *ps = perm + first_s[c], *pr = perm + in->n_sends + first_r[c];
+        for (size_t k = 0; k < both; k++) {
+            const struct tsync_p2p_rec *snd = &in->sends[ps[k]], *rcv = &in->recvs[pr[k]];
+            struct tsync_message m = { snd->sender, rcv->receiver, snd->idx, rcv->idx };
             t->messages[t->n_messages++] = m;
-            i++, j++;
-        } else if (c < 0) {
-            warn_unmatched(t, &in->sends[i++], 1, ++t->unmatched_sends, ctx);
-        } else {
-            warn_unmatched(t, &in->recvs[j++], 0, ++t->unmatched_recvs, ctx);
         }
+        for (size_t k = both; k < ns; k++)
+            warn_unmatched(t, &in->sends[ps[k]], 1, ++t->unmatched_sends, ctx);
+        for (size_t k = both; k < nr; k++)
+            warn_unmatched(t, &in->recvs[pr[k]], 0, ++t->unmatched_recvs, ctx);
     }
     if (t->unmatched_sends > us || t->unmatched_recvs > ur)
         tsync__warn(ctx, "%s: %llu sends and %llu receives are unmatched (a tracer that does not "
                     "record receives completed in MPI_Wait or MPI_Sendrecv leaves sends alone)",
                     t->path, (unsigned long long)t->unmatched_sends,
                     (unsigned long long)t->unmatched_recvs);
-    return TSYNC_OK;
+out:
+    free(ch.slot);
+    free(ch.key);
+    free(id);
+    free(perm);
+    free(first_s);
+    free(first_r);
+    return rc;
 }
