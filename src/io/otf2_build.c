@@ -5,13 +5,8 @@
  * only counts events, tracks the smallest and largest time and remembers region
  * names, so its own memory does not depend on the number of events.
  *
- * libotf2 itself keeps every chunk of a writer in memory until the writer is closed,
- * up to 128 MiB per writer, unless told otherwise. So the builder gives it a memory
- * allocator that hands an event writer at most EVT_CHUNKS chunks: when they are
- * full, libotf2 flushes them to the file and starts again. The flush callbacks
- * always say "flush"; there is no post-flush callback, because with one libotf2
- * writes a BufferFlush event into the stream at every flush, which would be an
- * event nobody asked for.
+ * The archive's memory and flush behaviour is tsync__otf2_archive_setup's (otf2_io.c):
+ * bounded chunks per event writer, flushed to the file when full.
  *
  * Close writes the global definitions, now that the event counts and the time range
  * are known, in Score-P's shape:
@@ -45,7 +40,6 @@
 
 #define CHUNK_EVT (1024 * 1024)     /* bytes per event chunk */
 #define CHUNK_DEF (4 * 1024 * 1024) /* bytes per definition chunk */
-#define EVT_CHUNKS 4                /* chunks an event writer may hold before a flush */
 
 struct rank_state {
     uint64_t location;      /* OTF2 LocationRef */
@@ -90,59 +84,6 @@ struct tsync_otf2_builder {
 
 /* ---- libotf2 callbacks ------------------------------------------------- */
 
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final)
-{
-    (void)ud, (void)ft, (void)loc, (void)cd, (void)final;
-    return OTF2_FLUSH;
-}
-
-static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, NULL };
-
-/* The chunks libotf2 got for one buffer (its perBufferData). */
-struct chunk_set {
-    size_t n, cap;
-    void **chunk;
-};
-
-/* Hands out a chunk; NULL makes libotf2 flush the buffer to its file and free its
- * chunks. Only event buffers are limited; definitions are few. */
-static void *mem_allocate(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **per_buffer,
-                          uint64_t size)
-{
-    struct chunk_set *cs = *per_buffer;
-    void *p;
-    (void)ud, (void)loc;
-    if (!cs) {
-        if (!(cs = calloc(1, sizeof(*cs))))
-            return NULL;
-        *per_buffer = cs;
-    }
-    if (ft == OTF2_FILETYPE_EVENTS && cs->n >= EVT_CHUNKS)
-        return NULL;
-    if (tsync__reserve((void **)&cs->chunk, &cs->cap, cs->n + 1, sizeof(*cs->chunk)) ||
-        !(p = malloc(size)))
-        return NULL;
-    cs->chunk[cs->n++] = p;
-    return p;
-}
-
-static void mem_free_all(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **per_buffer, bool final)
-{
-    struct chunk_set *cs = *per_buffer;
-    (void)ud, (void)ft, (void)loc;
-    if (!cs)
-        return;
-    for (size_t i = 0; i < cs->n; i++)
-        free(cs->chunk[i]);
-    cs->n = 0;
-    if (final) {
-        free(cs->chunk);
-        free(cs);
-        *per_buffer = NULL;
-    }
-}
-
-static const OTF2_MemoryCallbacks memory_callbacks = { mem_allocate, mem_free_all };
 
 /* ---- errors ------------------------------------------------------------ */
 
@@ -324,9 +265,7 @@ int tsync__otf2_build_open(struct tsync_otf2_builder **out, const struct tsync_o
                          tsync__otf2_last_error());
         goto fail;
     }
-    if ((e = OTF2_Archive_SetFlushCallbacks(b->archive, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
-        (e = OTF2_Archive_SetMemoryCallbacks(b->archive, &memory_callbacks, NULL)) != OTF2_SUCCESS ||
-        (e = OTF2_Archive_SetSerialCollectiveCallbacks(b->archive)) != OTF2_SUCCESS ||
+    if ((e = tsync__otf2_archive_setup(b->archive)) != OTF2_SUCCESS ||
         (e = OTF2_Archive_SetCreator(b->archive, "tracesync OTF2 builder")) != OTF2_SUCCESS) {
         rc = fail_otf2(b, "setting up the archive", e);
         goto fail;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "io/otf2_io.h"
+#include "util/vec.h"
 #include "util/ctx.h"
 
 static char last_error[512];
@@ -56,4 +57,78 @@ int tsync__otf2_split_anchor(const char *path, char **dir, char **name, tsync_ct
         return tsync__oom(ctx);
     }
     return TSYNC_OK;
+}
+
+/* ---- writing: memory and flushes ---------------------------------------
+ *
+ * libotf2 keeps every chunk of a writer in memory until the writer is closed, up
+ * to 128 MiB per writer, unless told otherwise. Our allocator hands an event
+ * writer at most EVT_CHUNKS chunks: when they are full, libotf2 flushes them to the
+ * file and starts again. The flush callbacks always say "flush"; there is no
+ * post-flush callback, because with one libotf2 writes a BufferFlush event into the
+ * stream at every flush, which would be an event that was not in the input.
+ */
+#define EVT_CHUNKS 4
+
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final)
+{
+    (void)ud, (void)ft, (void)loc, (void)cd, (void)final;
+    return OTF2_FLUSH;
+}
+
+static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, NULL };
+
+/* The chunks libotf2 got for one buffer (its perBufferData). */
+struct chunk_set {
+    size_t n, cap;
+    void **chunk;
+};
+
+/* Hands out a chunk; NULL makes libotf2 flush the buffer to its file and free its
+ * chunks. Only event buffers are limited; definitions are few. */
+static void *mem_allocate(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **per_buffer,
+                          uint64_t size)
+{
+    struct chunk_set *cs = *per_buffer;
+    void *p;
+    (void)ud, (void)loc;
+    if (!cs) {
+        if (!(cs = calloc(1, sizeof(*cs))))
+            return NULL;
+        *per_buffer = cs;
+    }
+    if (ft == OTF2_FILETYPE_EVENTS && cs->n >= EVT_CHUNKS)
+        return NULL;
+    if (tsync__reserve((void **)&cs->chunk, &cs->cap, cs->n + 1, sizeof(*cs->chunk)) ||
+        !(p = malloc(size)))
+        return NULL;
+    cs->chunk[cs->n++] = p;
+    return p;
+}
+
+static void mem_free_all(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **per_buffer, bool final)
+{
+    struct chunk_set *cs = *per_buffer;
+    (void)ud, (void)ft, (void)loc;
+    if (!cs)
+        return;
+    for (size_t i = 0; i < cs->n; i++)
+        free(cs->chunk[i]);
+    cs->n = 0;
+    if (final) {
+        free(cs->chunk);
+        free(cs);
+        *per_buffer = NULL;
+    }
+}
+
+static const OTF2_MemoryCallbacks memory_callbacks = { mem_allocate, mem_free_all };
+
+OTF2_ErrorCode tsync__otf2_archive_setup(OTF2_Archive *archive)
+{
+    OTF2_ErrorCode e;
+    if ((e = OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
+        (e = OTF2_Archive_SetMemoryCallbacks(archive, &memory_callbacks, NULL)) != OTF2_SUCCESS)
+        return e;
+    return OTF2_Archive_SetSerialCollectiveCallbacks(archive);
 }

@@ -22,4 +22,8 @@ OTF2_ErrorCode tsync__otf2_quiet_errors(void *ud, const char *file, uint64_t lin
                                         const char *fmt, va_list va);
 const char *tsync__otf2_last_error(void);
 
+/* Sets up a new archive for writing: bounded memory per event writer, flushes to
+ * the files without BufferFlush records, serial collectives. */
+OTF2_ErrorCode tsync__otf2_archive_setup(OTF2_Archive *archive);
+
 #endif

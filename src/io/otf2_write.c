@@ -45,20 +45,6 @@ struct write_state {
 
 #define STATE_OF(def_ptr) ((struct write_state *)((char *)(def_ptr) - offsetof(struct write_state, def)))
 
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final)
-{
-    (void)ud, (void)ft, (void)loc, (void)cd, (void)final;
-    return OTF2_FLUSH;
-}
-
-static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc)
-{
-    (void)ud, (void)ft, (void)loc;
-    return 0;
-}
-
-static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, post_flush };
-
 /* ClockProperties: same resolution and real-time anchor, the new time range. When
  * no timestamp changed, the record stays as it was (even if its writer got the
  * range wrong), so that an unchanged trace is copied exactly. */
@@ -219,8 +205,10 @@ static int copy_archive(struct write_state *w, const char *tmpdir, const char *n
                          tsync__otf2_last_error());
         goto out;
     }
-    OTF2_Archive_SetFlushCallbacks(w->archive, &flush_callbacks, NULL);
-    OTF2_Archive_SetSerialCollectiveCallbacks(w->archive);
+    if ((e = tsync__otf2_archive_setup(w->archive)) != OTF2_SUCCESS) {
+        rc = fail_otf2(w, "setting up the archive", e);
+        goto out;
+    }
     copy_properties(w, reader);
 
     tsync__otf2_copy_events(ecb);
