@@ -17,6 +17,7 @@
 
 #include <otf2/otf2.h>
 
+#include "io/formats.h"
 #include "io/otf2_io.h"
 #include "io/otf2_records.h"
 #include "match/match.h"
@@ -734,7 +735,7 @@ static void state_free(struct read_state *st)
     tsync__match_input_free(&st->match);
 }
 
-int tsync_trace_open(tsync_trace **out, const char *path, const tsync_open_opts *opts, tsync_ctx *ctx)
+int tsync__otf2_open(tsync_trace **out, const char *path, const tsync_open_opts *opts, tsync_ctx *ctx)
 {
     struct read_state st;
     OTF2_Reader *reader = NULL;
@@ -744,7 +745,6 @@ int tsync_trace_open(tsync_trace **out, const char *path, const tsync_open_opts 
     memset(&st, 0, sizeof(st));
     st.ctx = ctx;
     st.path = path;
-    tsync__clear(ctx);
     rc = tsync__otf2_check_anchor(path, ctx);
     if (rc)
         return rc;

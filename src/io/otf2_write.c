@@ -23,6 +23,7 @@
 
 #include <otf2/otf2.h>
 
+#include "io/formats.h"
 #include "io/otf2_io.h"
 #include "io/otf2_records.h"
 #include "trace/trace.h"
@@ -285,7 +286,7 @@ static int same_file(const char *a, const char *b)
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-int tsync_trace_write(const tsync_trace *t, const tsync_timeline *tl, const char *outdir, tsync_ctx *ctx)
+int tsync__otf2_write(const tsync_trace *t, const tsync_timeline *tl, const char *outdir, tsync_ctx *ctx)
 {
     struct write_state w;
     char *indir = NULL, *name = NULL, *tmpdir = NULL;

@@ -89,8 +89,12 @@ struct tsync_clock_offset {
     double stddev;
 };
 
+/* The file format a trace was read from, and is written back in. */
+enum tsync_format { TSYNC_FORMAT_OTF2, TSYNC_FORMAT_CSV };
+
 struct tsync_trace {
     char *path;                 /* anchor file as given */
+    enum tsync_format format;
     uint64_t timer_resolution;  /* ticks per second */
     uint64_t global_offset;     /* ClockProperties as read */
     uint64_t trace_length;

@@ -1,0 +1,332 @@
+/* csv.c - a CSV of messages as a trace: for users whose events come from elsewhere.
+ *
+ * The file has the header `send_location,send_time_ns,recv_location,recv_time_ns`
+ * and one message per line: where it was sent and when (on the sender's clock, in
+ * integer nanoseconds), where it was received and when (on the receiver's clock).
+ * Location names are any text without commas. Every location is its own clock
+ * domain and its own node. Each location's events are its sends and receives in
+ * time order (equal times keep the file's order).
+ *
+ * Written back, the file keeps its lines in their order with corrected times.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/formats.h"
+#include "util/ctx.h"
+#include "util/fs.h"
+#include "util/str.h"
+#include "util/vec.h"
+
+static const char HEADER[] = "send_location,send_time_ns,recv_location,recv_time_ns";
+
+/* One end of a message, before it is placed in its location's time order. */
+struct csv_event {
+    tsync_time time;
+    uint64_t tag;  /* row * 2 + (1 for the receive) */
+};
+
+struct csv_loc {
+    char *name;
+    struct csv_event *ev;
+    size_t n, cap;
+};
+
+struct csv_state {
+    const char *path;
+    tsync_ctx *ctx;
+    struct csv_loc *locs;
+    size_t n_locs, cap_locs;
+    uint32_t *slot;       /* name hash table: location index + 1, 0 = empty */
+    size_t mask;
+    uint64_t rows;
+};
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* Doubles the name table and puts every location back. */
+static int rehash(struct csv_state *st)
+{
+    size_t size = (st->mask + 1) * 2;
+    uint32_t *slot = calloc(size, sizeof(*slot));
+    if (!slot)
+        return -1;
+    for (size_t i = 0; i < st->n_locs; i++) {
+        size_t k = name_hash(st->locs[i].name) & (size - 1);
+        while (slot[k])
+            k = (k + 1) & (size - 1);
+        slot[k] = (uint32_t)i + 1;
+    }
+    free(st->slot);
+    st->slot = slot;
+    st->mask = size - 1;
+    return 0;
+}
+
+/* The index of the location called `name`, added if new; -1 when out of memory. */
+static long location_of(struct csv_state *st, const char *name)
+{
+    size_t k;
+    struct csv_loc l = { 0 };
+    if (2 * (st->n_locs + 1) > st->mask + 1 && rehash(st))
+        return -1;
+    for (k = name_hash(name) & st->mask; st->slot[k]; k = (k + 1) & st->mask)
+        if (strcmp(st->locs[st->slot[k] - 1].name, name) == 0)
+            return (long)st->slot[k] - 1;
+    if (!(l.name = strdup(name)) || TSYNC_PUSH(st->locs, st->n_locs, st->cap_locs, l)) {
+        free(l.name);
+        return -1;
+    }
+    st->slot[k] = (uint32_t)st->n_locs;
+    return (long)st->n_locs - 1;
+}
+
+static int parse_time(const struct csv_state *st, uint64_t line, const char *field, const char *what,
+                      tsync_time *out)
+{
+    char *end;
+    long long v;
+    errno = 0;
+    v = strtoll(field, &end, 10);
+    if (end == field || *end || errno)
+        return tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: line %llu: %s \"%s\" is not a whole "
+                           "number of nanoseconds", st->path, (unsigned long long)line, what, field);
+    *out = v;
+    return TSYNC_OK;
+}
+
+/* Splits a line into exactly four fields (in place). */
+static int split4(char *line, char **f)
+{
+    int n = 0;
+    f[n++] = line;
+    for (char *p = line; *p; p++) {
+        if (*p == ',') {
+            if (n == 4)
+                return -1;
+            *p = '\0';
+            f[n++] = p + 1;
+        }
+    }
+    return n == 4 ? 0 : -1;
+}
+
+static void chomp(char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+        s[--n] = '\0';
+}
+
+static int add_end(struct csv_state *st, const char *name, tsync_time time, uint64_t tag)
+{
+    long loc = location_of(st, name);
+    struct csv_event e = { time, tag };
+    if (loc < 0 || TSYNC_PUSH(st->locs[loc].ev, st->locs[loc].n, st->locs[loc].cap, e))
+        return tsync__oom(st->ctx);
+    return TSYNC_OK;
+}
+
+static int read_rows(struct csv_state *st, FILE *f)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    uint64_t lineno = 0;
+    int rc = TSYNC_OK;
+    while (rc == TSYNC_OK && getline(&line, &cap, f) >= 0) {
+        char *fld[4];
+        tsync_time ts, tr;
+        lineno++;
+        chomp(line);
+        if (lineno == 1) {
+            if (strcmp(line, HEADER) != 0)
+                rc = tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: line 1: expected the header \"%s\"",
+                                 st->path, HEADER);
+            continue;
+        }
+        if (!*line)
+            continue;
+        if (split4(line, fld))
+            rc = tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: line %llu: expected 4 fields (%s)",
+                             st->path, (unsigned long long)lineno, HEADER);
+        else if (!*fld[0] || !*fld[2])
+            rc = tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: line %llu: a location name is empty",
+                             st->path, (unsigned long long)lineno);
+        else if (!(rc = parse_time(st, lineno, fld[1], "send_time_ns", &ts)) &&
+                 !(rc = parse_time(st, lineno, fld[3], "recv_time_ns", &tr)) &&
+                 !(rc = add_end(st, fld[0], ts, st->rows * 2)))
+            rc = add_end(st, fld[2], tr, st->rows * 2 + 1);
+        st->rows++;
+    }
+    if (rc == TSYNC_OK && ferror(f))
+        rc = tsync__fail(st->ctx, TSYNC_EIO, "%s: %s", st->path, strerror(errno));
+    if (rc == TSYNC_OK && lineno == 0)
+        rc = tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: the file is empty (expected the header \"%s\")",
+                         st->path, HEADER);
+    if (rc == TSYNC_OK && st->rows == 0)
+        rc = tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: no messages after the header (empty trace)",
+                         st->path);
+    free(line);
+    return rc;
+}
+
+static int event_cmp(const void *pa, const void *pb)
+{
+    const struct csv_event *a = pa, *b = pb;
+    if (a->time != b->time)
+        return a->time < b->time ? -1 : 1;
+    return a->tag < b->tag ? -1 : a->tag > b->tag;
+}
+
+/* Moves the parsed rows into the trace model. */
+static int build(struct csv_state *st, struct tsync_trace *t)
+{
+    t->timer_resolution = 1000000000;
+    t->n_locations = t->n_nodes = t->n_domains = (uint32_t)st->n_locs;
+    t->locations = calloc(st->n_locs, sizeof(*t->locations));
+    t->nodes = calloc(st->n_locs, sizeof(*t->nodes));
+    t->domains = calloc(st->n_locs, sizeof(*t->domains));
+    t->messages = calloc(st->rows, sizeof(*t->messages));
+    if (!t->locations || !t->nodes || !t->domains || !t->messages)
+        return tsync__oom(st->ctx);
+    t->n_messages = st->rows;
+    for (uint32_t i = 0; i < st->n_locs; i++) {
+        struct csv_loc *cl = &st->locs[i];
+        struct tsync_location *l = &t->locations[i];
+        l->ref = i;
+        l->rank = TSYNC_NONE;
+        l->node = l->domain = i;
+        l->name = cl->name;
+        cl->name = NULL;
+        t->domains[i].node = i;
+        if (!(t->nodes[i].name = strdup(l->name)) || !(t->domains[i].name = strdup(l->name)) ||
+            !(l->time = malloc(cl->n * sizeof(*l->time))) || !(l->kind = malloc(cl->n)))
+            return tsync__oom(st->ctx);
+        qsort(cl->ev, cl->n, sizeof(*cl->ev), event_cmp);
+        l->n_events = cl->n;
+        for (uint64_t k = 0; k < cl->n; k++) {
+            uint64_t row = cl->ev[k].tag / 2;
+            int is_recv = (int)(cl->ev[k].tag & 1);
+            l->time[k] = cl->ev[k].time;
+            l->kind[k] = is_recv ? TSYNC_EV_RECV : TSYNC_EV_SEND;
+            if (is_recv) {
+                t->messages[row].recv_loc = i;
+                t->messages[row].recv_idx = k;
+            } else {
+                t->messages[row].send_loc = i;
+                t->messages[row].send_idx = k;
+            }
+        }
+    }
+    return TSYNC_OK;
+}
+
+int tsync__csv_open(tsync_trace **out, const char *path, const tsync_open_opts *opts, tsync_ctx *ctx)
+{
+    struct csv_state st;
+    struct tsync_trace *t = NULL;
+    FILE *f;
+    int rc;
+    (void)opts; /* every CSV location is its own clock domain */
+
+    memset(&st, 0, sizeof(st));
+    st.path = path;
+    st.ctx = ctx;
+    if (!(f = fopen(path, "r")))
+        return tsync__fail(ctx, TSYNC_EIO, "%s: %s (give a CSV with the header %s)", path,
+                           strerror(errno), HEADER);
+    st.mask = 15;
+    if (!(st.slot = calloc(st.mask + 1, sizeof(*st.slot)))) {
+        fclose(f);
+        return tsync__oom(ctx);
+    }
+    rc = read_rows(&st, f);
+    fclose(f);
+    if (rc == TSYNC_OK) {
+        if (!(t = tsync__trace_alloc(path)))
+            rc = tsync__oom(ctx);
+        else {
+            t->format = TSYNC_FORMAT_CSV;
+            t->domain_rule = TSYNC_DOMAIN_LOCATION;
+            rc = build(&st, t);
+        }
+    }
+    for (size_t i = 0; i < st.n_locs; i++) {
+        free(st.locs[i].name);
+        free(st.locs[i].ev);
+    }
+    free(st.locs);
+    free(st.slot);
+    if (rc) {
+        tsync_trace_free(t);
+        return rc;
+    }
+    *out = t;
+    return TSYNC_OK;
+}
+
+int tsync__csv_write(const tsync_trace *t, const tsync_timeline *tl, const char *outdir, tsync_ctx *ctx)
+{
+    const char *base = strrchr(t->path, '/');
+    char *final = NULL, *tmp = NULL;
+    struct stat in_sb, out_sb;
+    FILE *f = NULL;
+    int fd, rc;
+
+    base = base ? base + 1 : t->path;
+    if ((rc = tsync__mkdirs(outdir, ctx)))
+        return rc;
+    final = tsync__strfmt("%s/%s", outdir, base);
+    tmp = tsync__strfmt("%s/.%s.XXXXXX", outdir, base);
+    if (!final || !tmp) {
+        rc = tsync__oom(ctx);
+        goto out;
+    }
+    if (stat(t->path, &in_sb) == 0 && stat(final, &out_sb) == 0 && in_sb.st_dev == out_sb.st_dev &&
+        in_sb.st_ino == out_sb.st_ino) {
+        rc = tsync__fail(ctx, TSYNC_EINVAL, "%s: the output would overwrite the input; choose "
+                         "another -o", final);
+        goto out;
+    }
+    if ((fd = mkstemp(tmp)) < 0 || !(f = fdopen(fd, "w"))) {
+        rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+        goto out;
+    }
+    fprintf(f, "%s\n", HEADER);
+    for (size_t i = 0; i < t->n_messages; i++) {
+        const struct tsync_message *m = &t->messages[i];
+        fprintf(f, "%s,%lld,%s,%lld\n", t->locations[m->send_loc].name,
+                (long long)tl->time[m->send_loc][m->send_idx], t->locations[m->recv_loc].name,
+                (long long)tl->time[m->recv_loc][m->recv_idx]);
+    }
+    if (fclose(f) != 0) {
+        f = NULL;
+        rc = tsync__fail(ctx, TSYNC_EIO, "%s: %s", tmp, strerror(errno));
+        goto out;
+    }
+    f = NULL;
+    if (rename(tmp, final) != 0) {
+        rc = tsync__fail(ctx, TSYNC_EIO, "%s: %s", final, strerror(errno));
+        goto out;
+    }
+    free(tmp);
+    tmp = NULL;
+out:
+    if (f)
+        fclose(f);
+    if (tmp)
+        unlink(tmp);
+    free(tmp);
+    free(final);
+    return rc;
+}

@@ -1,0 +1,137 @@
+/* test_csv.c - the CSV of messages as a trace (io/csv.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "trace/trace.h"
+#include "util/fs.h"
+#include "util/str.h"
+
+static char *write_csv(const char *name, const char *text)
+{
+    const char *tmp = getenv("TSYNC_TEST_TMP");
+    char *dir = tsync__strfmt("%s/csv", tmp ? tmp : "/tmp");
+    char *path = tsync__strfmt("%s/%s", dir, name);
+    FILE *f;
+    assert_int_equal(tsync__mkdirs(dir, NULL), 0);
+    assert_non_null(f = fopen(path, "w"));
+    fputs(text, f);
+    fclose(f);
+    free(dir);
+    return path;
+}
+
+/* Locations in order of appearance; each location's events sorted by time;
+ * messages in line order. */
+static void test_read(void **state)
+{
+    char *path = write_csv("ok.csv", "send_location,send_time_ns,recv_location,recv_time_ns\n"
+                                     "a,500,b,700\r\n"
+                                     "b,100,a,50\n"
+                                     "\n"
+                                     "a,20,c,-5\n");
+    tsync_trace *t;
+    tsync_ctx *ctx;
+    (void)state;
+    assert_int_equal(tsync_ctx_new(&ctx), 0);
+    assert_int_equal(tsync_trace_open(&t, path, NULL, ctx), 0);
+    assert_int_equal(t->format, TSYNC_FORMAT_CSV);
+    assert_int_equal(t->n_locations, 3);
+    assert_string_equal(t->locations[0].name, "a");
+    assert_string_equal(t->locations[2].name, "c");
+    assert_int_equal(t->n_domains, 3);
+    assert_int_equal(t->timer_resolution, 1000000000);
+    /* a: send 20, recv 50, send 500 */
+    assert_int_equal(t->locations[0].n_events, 3);
+    assert_int_equal(t->locations[0].time[0], 20);
+    assert_int_equal(t->locations[0].time[1], 50);
+    assert_int_equal(t->locations[0].time[2], 500);
+    assert_int_equal(t->locations[0].kind[1], TSYNC_EV_RECV);
+    assert_int_equal(t->n_messages, 3);
+    assert_int_equal(t->messages[0].send_loc, 0);
+    assert_int_equal(t->messages[0].send_idx, 2);
+    assert_int_equal(t->messages[1].recv_loc, 0);
+    assert_int_equal(t->messages[1].recv_idx, 1);
+    assert_int_equal(t->locations[2].time[0], -5);
+    tsync_trace_free(t);
+    tsync_ctx_free(ctx);
+    free(path);
+}
+
+static void expect_error(const char *name, const char *text, int code, const char *message)
+{
+    char *path = write_csv(name, text);
+    tsync_trace *t = NULL;
+    tsync_ctx *ctx;
+    assert_int_equal(tsync_ctx_new(&ctx), 0);
+    assert_int_equal(tsync_trace_open(&t, path, NULL, ctx), code);
+    assert_null(t);
+    if (!strstr(tsync_ctx_error(ctx), message))
+        fail_msg("message \"%s\" lacks \"%s\"", tsync_ctx_error(ctx), message);
+    assert_non_null(strstr(tsync_ctx_error(ctx), name));
+    tsync_ctx_free(ctx);
+    free(path);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    expect_error("empty.csv", "", TSYNC_EFORMAT, "the file is empty");
+    expect_error("header.csv", "a,b,c,d\n", TSYNC_EFORMAT, "line 1: expected the header");
+    expect_error("nomsg.csv", "send_location,send_time_ns,recv_location,recv_time_ns\n",
+                 TSYNC_EFORMAT, "empty trace");
+    expect_error("fields.csv", "send_location,send_time_ns,recv_location,recv_time_ns\na,1,b\n",
+                 TSYNC_EFORMAT, "line 2: expected 4 fields");
+    expect_error("time.csv", "send_location,send_time_ns,recv_location,recv_time_ns\na,1,b,2\n"
+                             "a,1.5,b,2\n", TSYNC_EFORMAT, "line 3: send_time_ns \"1.5\"");
+    expect_error("name.csv", "send_location,send_time_ns,recv_location,recv_time_ns\n,1,b,2\n",
+                 TSYNC_EFORMAT, "line 2: a location name is empty");
+}
+
+static void test_missing(void **state)
+{
+    tsync_trace *t = NULL;
+    tsync_ctx *ctx;
+    (void)state;
+    assert_int_equal(tsync_ctx_new(&ctx), 0);
+    assert_int_equal(tsync_trace_open(&t, "/nonexistent/m.csv", NULL, ctx), TSYNC_EIO);
+    assert_non_null(strstr(tsync_ctx_error(ctx), "/nonexistent/m.csv"));
+    tsync_ctx_free(ctx);
+}
+
+/* Many locations: the name table grows. */
+static void test_many_locations(void **state)
+{
+    size_t cap = 1 << 20, n = 0;
+    char *text = malloc(cap);
+    char *path;
+    tsync_trace *t;
+    (void)state;
+    n += (size_t)snprintf(text + n, cap - n, "send_location,send_time_ns,recv_location,recv_time_ns\n");
+    for (int i = 0; i < 1000; i++)
+        n += (size_t)snprintf(text + n, cap - n, "h%d,%d,h%d,%d\n", i, i, (i + 1) % 1000, i + 10);
+    path = write_csv("many.csv", text);
+    assert_int_equal(tsync_trace_open(&t, path, NULL, NULL), 0);
+    assert_int_equal(t->n_locations, 1000);
+    for (uint32_t l = 0; l < 1000; l++)
+        assert_int_equal(t->locations[l].n_events, 2);
+    tsync_trace_free(t);
+    free(text);
+    free(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_read),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_missing),
+        cmocka_unit_test(test_many_locations),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
