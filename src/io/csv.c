@@ -145,7 +145,7 @@ static int read_rows(struct csv_state *st, FILE *f)
     int rc = TSYNC_OK;
     while (rc == TSYNC_OK && getline(&line, &cap, f) >= 0) {
         char *fld[4];
-        tsync_time ts, tr;
+        tsync_time ts = 0, tr = 0;
         lineno++;
         chomp(line);
         if (lineno == 1) {
