@@ -16,7 +16,8 @@
  *
  * Top level: "format" must be "tracesync-maps" and "version" 1 (both required);
  * "timer_resolution" (ticks per second) is optional and, when present, must equal
- * the trace's; "maps" is a list, possibly empty. No other keys.
+ * the trace's; "maps" is a list, possibly empty; "estimate" (how `tracesync
+ * estimate` found the maps) is not read. No other keys.
  *
  * Each map has exactly one selector:
  *   "location": n     the location whose id in the file (OTF2 LocationRef) is n
@@ -476,10 +477,10 @@ static int read_header(struct loader *L, json_t *root, json_t **maps)
                            L->path);
     json_object_foreach(root, key, v) {
         if (strcmp(key, "format") && strcmp(key, "version") && strcmp(key, "timer_resolution") &&
-            strcmp(key, "maps"))
+            strcmp(key, "maps") && strcmp(key, "estimate"))
             return tsync__fail(L->ctx, TSYNC_EFORMAT,
                                "%s: unknown key \"%s\" (expected format, version, "
-                               "timer_resolution, maps)", L->path, key);
+                               "timer_resolution, maps, estimate)", L->path, key);
     }
     v = json_object_get(root, "version");
     if (!json_is_integer(v))

@@ -1,0 +1,254 @@
+/* bench_estimate.c - speed of clock estimation, and the path method against the
+ * global least-squares solution on a graph with loops.
+ *
+ * Usage: bench_estimate [MESSAGES]   (default 10000000)
+ *
+ *   stage=hull        the convex hull estimator alone on one pair, samples in memory
+ *   stage=estimate    tsync_estimate_run on a 16-rank, 4-node trace in memory
+ *                     (samples, pairs, graph, composition), hull and regression
+ *   stage=loops       8 nodes exchanging all to all with biased delays: largest error
+ *                     of the path method and of the global solution against the truth
+ *
+ * One core; times are wall-clock of the stage alone.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "estimate/estimator.h"
+#include "trace/trace.h"
+#include "tracesync/estimate.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t next(void)      /* xorshift64 */
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static void die(const char *what)
+{
+    fprintf(stderr, "bench_estimate: %s\n", what);
+    exit(2);
+}
+
+/* The hull alone: ping-pongs between two clocks 25 ppm apart, 1 us apart each. */
+static void bench_hull(uint64_t n)
+{
+    struct tsync__pair_samples s;
+    struct tsync__est_params p;
+    struct tsync__pair_fit fit;
+    double t0, t1;
+    memset(&s, 0, sizeof(s));
+    memset(&p, 0, sizeof(p));
+    s.n_above = n / 2;
+    s.n_below = n - n / 2;
+    s.above = malloc(s.n_above * sizeof(*s.above));
+    s.below = malloc(s.n_below * sizeof(*s.below));
+    if (!s.above || !s.below)
+        die("out of memory");
+    for (uint64_t i = 0; i < s.n_above; i++) {
+        tsync_time x = (tsync_time)(i * 1000);
+        s.above[i].x = x;
+        s.above[i].y = 5000000 + x + x / 40000 + 1000 + (tsync_time)(next() % 3000);
+    }
+    for (uint64_t i = 0; i < s.n_below; i++) {
+        tsync_time x = (tsync_time)(i * 1000 + 500);
+        s.below[i].x = x;
+        s.below[i].y = 5000000 + x + x / 40000 - 1000 - (tsync_time)(next() % 3000);
+    }
+    p.max_drift = 1e-3;
+    p.segment = 1;
+    p.min_segment = 1000000000;
+    t0 = now();
+    if (tsync__fit_pair(&fit, &tsync__hull_estimator, &p, &s))
+        die("hull: out of memory");
+    t1 = now();
+    printf("stage=hull       messages=%llu seconds=%.3f messages/s=%.3g pieces=%zu hull_points=%llu\n",
+           (unsigned long long)n, t1 - t0, (double)n / (t1 - t0), fit.pieces.n,
+           (unsigned long long)fit.stats.hull_points);
+    tsync__pair_fit_free(&fit);
+    free(s.above);
+    free(s.below);
+}
+
+/* A trace in memory: `ranks` ranks on `nodes` nodes with clocks off[node] + (1 +
+ * drift[node]) t; each message goes from a random rank to a random rank of another
+ * node and arrives after a delay of lat + bias(pair) + jitter. */
+struct world {
+    int ranks, nodes;
+    double off[16], drift[16];
+};
+
+static tsync_time local_time(const struct world *w, int node, double t)
+{
+    return (tsync_time)llround(w->off[node] + (1 + w->drift[node]) * t);
+}
+
+static tsync_trace *make_trace(const struct world *w, uint64_t messages, int biased)
+{
+    tsync_trace *t = tsync__trace_alloc("bench.otf2");
+    uint64_t per = 2 * messages / (uint64_t)w->ranks + 16;
+    if (!t)
+        die("out of memory");
+    t->timer_resolution = 1000000000;
+    t->n_locations = t->n_ranks = (uint32_t)w->ranks;
+    t->n_nodes = t->n_domains = (uint32_t)w->nodes;
+    t->locations = calloc((size_t)w->ranks, sizeof(*t->locations));
+    t->nodes = calloc((size_t)w->nodes, sizeof(*t->nodes));
+    t->domains = calloc((size_t)w->nodes, sizeof(*t->domains));
+    t->rank_loc = calloc((size_t)w->ranks, sizeof(*t->rank_loc));
+    t->messages = malloc(messages * sizeof(*t->messages));
+    if (!t->locations || !t->nodes || !t->domains || !t->rank_loc || !t->messages)
+        die("out of memory");
+    for (int k = 0; k < w->nodes; k++) {
+        char name[16];
+        snprintf(name, sizeof(name), "node%d", k);
+        t->nodes[k].name = strdup(name);
+        t->domains[k].name = strdup(name);
+        t->domains[k].node = (uint32_t)k;
+    }
+    for (int r = 0; r < w->ranks; r++) {
+        struct tsync_location *l = &t->locations[r];
+        l->ref = (uint64_t)r;
+        l->rank = (uint32_t)r;
+        l->node = l->domain = (uint32_t)(r % w->nodes);
+        l->name = strdup("rank");
+        l->time = malloc(per * sizeof(*l->time));
+        l->kind = malloc(per);
+        t->rank_loc[r] = (tsync_loc)r;
+        if (!l->time || !l->kind)
+            die("out of memory");
+    }
+    /* One message every 5 us, each delivered within 4.7 us: every location's events
+     * come in time order. */
+    for (uint64_t i = 0; i < messages; i++) {
+        double ts = 1e6 + (double)i * 5000;
+        int s = (int)(next() % (uint64_t)w->ranks), r;
+        struct tsync_location *ls, *lr;
+        double delay;
+        do
+            r = (int)(next() % (uint64_t)w->ranks);
+        while (r % w->nodes == s % w->nodes);
+        /* Biased: 1.2 us slower clockwise round the ring of nodes (to the next
+         * nodes - 1 / 2) than back: every pair's estimate is off by 0.6 us, and the
+         * offsets around every loop disagree. */
+        delay = 1500 + (double)(next() % 2000) +
+                (biased && (r % w->nodes - s % w->nodes + w->nodes) % w->nodes < w->nodes / 2
+                     ? 1200 : 0);
+        ls = &t->locations[s];
+        lr = &t->locations[r];
+        if (ls->n_events == per || lr->n_events == per)
+            break;
+        t->messages[i].send_loc = (tsync_loc)s;
+        t->messages[i].recv_loc = (tsync_loc)r;
+        t->messages[i].send_idx = ls->n_events;
+        t->messages[i].recv_idx = lr->n_events;
+        ls->time[ls->n_events] = local_time(w, s % w->nodes, ts);
+        ls->kind[ls->n_events++] = TSYNC_EV_SEND;
+        lr->time[lr->n_events] = local_time(w, r % w->nodes, ts + delay);
+        lr->kind[lr->n_events++] = TSYNC_EV_RECV;
+        t->n_messages++;
+    }
+    return t;
+}
+
+static void bench_estimate(uint64_t n, enum tsync_estimator which)
+{
+    struct world w = { 16, 4, { 0, 2e6, -3e6, 7e5 }, { 0, 12e-6, -7e-6, 3e-6 } };
+    tsync_estimate_opts o = TSYNC_ESTIMATE_OPTS_INIT;
+    tsync_trace *t = make_trace(&w, n, 0);
+    tsync_estimate *e;
+    tsync_ctx *ctx;
+    double t0, t1, worst = 0;
+    if (tsync_ctx_new(&ctx))
+        die("out of memory");
+    o.estimator = which;
+    t0 = now();
+    if (tsync_estimate_run(&e, t, &o, ctx))
+        die(tsync_ctx_error(ctx));
+    t1 = now();
+    for (uint32_t d = 1; d < tsync_estimate_domain_count(e); d++)
+        if (tsync_estimate_get_domain(e, d)->bound_s > worst)
+            worst = tsync_estimate_get_domain(e, d)->bound_s;
+    printf("stage=estimate   estimator=%s messages=%llu seconds=%.3f messages/s=%.3g "
+           "largest_bound_ns=%.0f\n", tsync_estimate_estimator_name(e),
+           (unsigned long long)t->n_messages, t1 - t0, (double)t->n_messages / (t1 - t0),
+           worst * 1e9);
+    tsync_estimate_free(e);
+    tsync_trace_free(t);
+    tsync_ctx_free(ctx);
+}
+
+/* Largest |map(x) - truth(x)| over a grid of each domain's times, ns. */
+static double max_error(const tsync_estimate *e, const struct world *w, double span)
+{
+    double worst = 0;
+    uint32_t ref = tsync_estimate_component_reference(e, 0);
+    int64_t shift = tsync_estimate_component_shift(e, 0);
+    for (int d = 0; d < w->nodes; d++)
+        for (int k = 0; k <= 100; k++) {
+            double t = 1e6 + span * k / 100;
+            tsync_time x = local_time(w, d, t);
+            double truth = w->off[ref] + (1 + w->drift[ref]) * t + (double)shift;
+            double err = fabs((double)tsync_time_map_eval(tsync_estimate_get_domain(e, (uint32_t)d)->map, x) - truth);
+            worst = err > worst ? err : worst;
+        }
+    return worst;
+}
+
+static void bench_loops(void)
+{
+    struct world w = { 8, 8, { 0, 2e6, -3e6, 7e5, 4e5, -1e6, 9e5, 3e6 },
+                       { 0, 12e-6, -7e-6, 3e-6, -20e-6, 5e-6, 30e-6, -2e-6 } };
+    uint64_t n = 200000;
+    tsync_trace *t = make_trace(&w, n, 1);
+    tsync_estimate_opts o = TSYNC_ESTIMATE_OPTS_INIT;
+    tsync_estimate *path, *global;
+    tsync_ctx *ctx;
+    double t0, t1, t2;
+    if (tsync_ctx_new(&ctx))
+        die("out of memory");
+    t0 = now();
+    if (tsync_estimate_run(&path, t, &o, ctx))
+        die(tsync_ctx_error(ctx));
+    t1 = now();
+    o.global_lsq = 1;
+    if (tsync_estimate_run(&global, t, &o, ctx))
+        die(tsync_ctx_error(ctx));
+    t2 = now();
+    printf("stage=loops      method=path   domains=8 pairs=%zu messages=%llu max_error_ns=%.0f "
+           "seconds=%.3f\n", tsync_estimate_edge_count(path), (unsigned long long)t->n_messages,
+           max_error(path, &w, (double)n * 5000), t1 - t0);
+    printf("stage=loops      method=global domains=8 pairs=%zu messages=%llu max_error_ns=%.0f "
+           "seconds=%.3f\n", tsync_estimate_edge_count(global), (unsigned long long)t->n_messages,
+           max_error(global, &w, (double)n * 5000), t2 - t1);
+    tsync_estimate_free(path);
+    tsync_estimate_free(global);
+    tsync_trace_free(t);
+    tsync_ctx_free(ctx);
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
+    if (n < 1000)
+        n = 1000;
+    bench_hull(n);
+    bench_estimate(n, TSYNC_ESTIMATOR_HULL);
+    bench_estimate(n / 10, TSYNC_ESTIMATOR_REGRESSION);
+    bench_loops();
+    return 0;
+}

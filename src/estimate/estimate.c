@@ -1,0 +1,641 @@
+/* estimate.c - tsync_estimate_run: samples, pairwise estimates, the graph of
+ * domains, references, composed maps, and the result's getters. The stages are in
+ * their own files; this one only runs them in order and keeps the results.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimate/estimate_int.h"
+#include "estimate/samples.h"
+#include "graph/graph.h"
+#include "util/ctx.h"
+#include "util/str.h"
+
+/* Everything the run holds until the result is built. */
+struct run {
+    const struct tsync_trace *t;
+    tsync_estimate *e;
+    tsync_ctx *ctx;
+    const struct tsync__estimator *est;
+    struct tsync__est_params params;
+    struct tsync__graph g;
+    struct tsync__intra intra;
+    uint32_t forced;                  /* the reference asked for, or TSYNC__NONE */
+    uint32_t *parent_edge, *parent, *order;
+    struct tsync__pair_fit *own;      /* fits re-done from the child's side */
+    const struct tsync__pair_fit **up;
+    tsync_time *ev_first, *ev_last;
+    struct tsync__pwl *maps;
+};
+
+/* ---- options ------------------------------------------------------------------------- */
+
+static int to_ticks(const struct tsync_trace *t, double s, const char *what, int64_t *out,
+                    tsync_ctx *ctx)
+{
+    double ticks = s * (double)t->timer_resolution;
+    if (!isfinite(s) || s < 0 || !(ticks < 9.0e18))
+        return tsync__fail(ctx, TSYNC_EINVAL, "estimate: %s %g s is out of range", what, s);
+    *out = (int64_t)llround(ticks);
+    return 0;
+}
+
+static int check_opts(struct run *r, const tsync_estimate_opts *o,
+                      struct tsync__sample_opts *so)
+{
+    const struct tsync_trace *t = r->t;
+    int rc;
+    if (o->version == 0 || o->version > TSYNC_ESTIMATE_OPTS_VERSION)
+        return tsync__fail(r->ctx, TSYNC_EINVAL, "estimate: options of unknown version %u "
+                           "(use TSYNC_ESTIMATE_OPTS_INIT)", o->version);
+    if ((unsigned)o->estimator > TSYNC_ESTIMATOR_NONE)
+        return tsync__fail(r->ctx, TSYNC_EINVAL, "estimate: unknown estimator %d",
+                           (int)o->estimator);
+    if (!(o->max_drift > 0 && o->max_drift < 0.5))
+        return tsync__fail(r->ctx, TSYNC_EINVAL, "estimate: maximum drift %g is not in (0, 0.5)",
+                           o->max_drift);
+    if (t->timer_resolution == 0)
+        return tsync__fail(r->ctx, TSYNC_EINVAL, "%s: estimate: timer resolution is 0", t->path);
+    if ((rc = to_ticks(t, o->latency_intra_s, "intra-node minimum latency", &so->mu_intra,
+                       r->ctx)) ||
+        (rc = to_ticks(t, o->latency_inter_s, "inter-node minimum latency", &so->mu_inter,
+                       r->ctx)) ||
+        (rc = to_ticks(t, o->min_segment_s, "minimum segment", &r->params.min_segment, r->ctx)))
+        return rc;
+    r->forced = TSYNC__NONE;
+    if (o->reference && tsync_trace_find_domain(t, o->reference, &r->forced))
+        return tsync__fail(r->ctx, TSYNC_EINVAL, "%s: estimate: reference domain \"%s\" is not in "
+                           "the trace (its domains are named by %s; see tracesync check)",
+                           t->path, o->reference, tsync_trace_domain_rule(t));
+    for (size_t i = 0; i < t->n_messages; i++) {
+        const struct tsync_message *m = &t->messages[i];
+        if (m->send_loc >= t->n_locations || m->recv_loc >= t->n_locations ||
+            m->send_idx >= t->locations[m->send_loc].n_events ||
+            m->recv_idx >= t->locations[m->recv_loc].n_events)
+            return tsync__fail(r->ctx, TSYNC_EINVAL, "%s: estimate: message %zu refers to an "
+                               "event that does not exist", t->path, i);
+    }
+    so->exchanges = o->estimator == TSYNC_ESTIMATOR_REGRESSION;
+    so->offsets = o->use_clock_offsets;
+    r->params.max_drift = o->max_drift;
+    r->params.segment = o->segment;
+    return 0;
+}
+
+/* ---- the stages ----------------------------------------------------------------------- */
+
+/* The first sample of a pair: its origin for the geometry. */
+static void origin(const struct tsync__pair_samples *s, struct tsync__est_params *p)
+{
+    p->x0 = p->y0 = 0;
+    if (s->n_above) {
+        p->x0 = s->above[0].x;
+        p->y0 = s->above[0].y;
+    } else if (s->n_below) {
+        p->x0 = s->below[0].x;
+        p->y0 = s->below[0].y;
+    } else if (s->n_exch) {
+        p->x0 = s->exch[0].x;
+        p->y0 = s->exch[0].y;
+    }
+}
+
+/* Estimates every pair with the lower domain's clock as x. */
+static int fit_edges(struct run *r)
+{
+    for (size_t i = 0; i < r->g.n_edges; i++) {
+        struct tsync__edge *e = &r->g.e[i];
+        struct tsync__est_params p = r->params;
+        double worst = 0;
+        int rc;
+        origin(&e->s, &p);
+        if ((rc = tsync__fit_pair(&e->fit, r->est, &p, &e->s)))
+            return rc;
+        e->kind = TSYNC_BOUND_BOUNDED;
+        for (size_t k = 0; k < e->fit.pieces.n; k++) {
+            const struct tsync__piece *pc = &e->fit.pieces.v[k];
+            if (pc->kind != TSYNC_BOUND_BOUNDED)
+                e->kind = TSYNC_BOUND_FALLBACK;
+            if (pc->error > worst)
+                worst = pc->error;
+        }
+        e->weight = e->kind == TSYNC_BOUND_BOUNDED ? worst / (double)r->t->timer_resolution
+                                                   : INFINITY;
+        if ((i & 0xff) == 0)
+            tsync__progress(r->ctx, "estimate pairs", i, r->g.n_edges);
+    }
+    return 0;
+}
+
+/* Shortest-path trees from the references; each domain's pair function toward its
+ * parent, re-estimated from the child's side when the edge runs the other way. */
+static int build_tree(struct run *r, const uint32_t *comp_ref)
+{
+    uint32_t nd = r->g.n_domains, n_order = 0, got;
+    double *dist = malloc((nd ? nd : 1) * sizeof(*dist));
+    uint32_t *pe = malloc((nd ? nd : 1) * sizeof(*pe));
+    int rc = 0;
+    if (!dist || !pe) {
+        rc = TSYNC_ENOMEM;
+        goto out;
+    }
+    for (uint32_t d = 0; d < nd; d++) {
+        r->parent_edge[d] = r->parent[d] = TSYNC__NONE;
+        r->up[d] = NULL;
+    }
+    for (uint32_t c = 0; c < r->g.n_comp; c++) {
+        if ((rc = tsync__shortest_paths(&r->g, comp_ref[c], dist, pe, r->order + n_order, &got)))
+            goto out;
+        for (uint32_t k = 0; k < got; k++) {
+            uint32_t d = r->order[n_order + k];
+            r->parent_edge[d] = pe[d];
+        }
+        n_order += got;
+    }
+    for (uint32_t d = 0; d < nd; d++) {
+        struct tsync__edge *e;
+        struct tsync__pair_samples refl;
+        struct tsync__est_params p = r->params;
+        if (r->parent_edge[d] == TSYNC__NONE)
+            continue;
+        e = &r->g.e[r->parent_edge[d]];
+        e->in_tree = 1;
+        r->parent[d] = e->lo == d ? e->hi : e->lo;
+        if (e->lo == d) {
+            r->up[d] = &e->fit;
+            continue;
+        }
+        if ((rc = tsync__pair_samples_reflect(&refl, &e->s)))
+            goto out;
+        origin(&refl, &p);
+        rc = tsync__fit_pair(&r->own[d], r->est, &p, &refl);
+        tsync__pair_samples_free(&refl);
+        if (rc)
+            goto out;
+        r->up[d] = &r->own[d];
+    }
+out:
+    free(dist);
+    free(pe);
+    return rc;
+}
+
+/* First and last event time of every domain (first > last when it has none). */
+static void event_ranges(struct run *r)
+{
+    const struct tsync_trace *t = r->t;
+    for (uint32_t d = 0; d < t->n_domains; d++) {
+        r->ev_first[d] = INT64_MAX;
+        r->ev_last[d] = INT64_MIN;
+    }
+    for (uint32_t i = 0; i < t->n_locations; i++) {
+        const struct tsync_location *l = &t->locations[i];
+        if (!l->n_events || l->domain >= t->n_domains)
+            continue;
+        if (l->time[0] < r->ev_first[l->domain])
+            r->ev_first[l->domain] = l->time[0];
+        if (l->time[l->n_events - 1] > r->ev_last[l->domain])
+            r->ev_last[l->domain] = l->time[l->n_events - 1];
+    }
+}
+
+/* OTF2 cannot store negative times. When a component's maps would put an event
+ * before 0 (a reference that started its clock after the others, as EZTrace's
+ * ranks do), every map of the component moves by the same constant so that its
+ * earliest event keeps the earliest raw time: times stay comparable within the
+ * component, and the reference's map becomes that constant. */
+static int shift_components(struct run *r)
+{
+    tsync_estimate *e = r->e;
+    tsync_time *low = malloc((e->n_comp ? e->n_comp : 1) * 2 * sizeof(*low)), *raw;
+    if (!low)
+        return TSYNC_ENOMEM;
+    raw = low + e->n_comp;
+    for (uint32_t c = 0; c < e->n_comp; c++)
+        low[c] = raw[c] = INT64_MAX;
+    for (uint32_t d = 0; d < e->n_domains; d++) {
+        uint32_t c = r->g.comp[d];
+        tsync_time at;
+        if (r->ev_first[d] > r->ev_last[d] || !r->maps[d].n)
+            continue;
+        at = (tsync_time)llroundl(tsync__pwl_eval(&r->maps[d], (long double)r->ev_first[d]));
+        low[c] = at < low[c] ? at : low[c];
+        raw[c] = r->ev_first[d] < raw[c] ? r->ev_first[d] : raw[c];
+    }
+    for (uint32_t c = 0; c < e->n_comp; c++)
+        e->comp_shift[c] = low[c] < 0 && raw[c] >= 0 ? raw[c] - low[c] : 0;
+    for (uint32_t d = 0; d < e->n_domains; d++)
+        for (size_t i = 0; i < r->maps[d].n; i++)
+            r->maps[d].y[i] += e->comp_shift[r->g.comp[d]];
+    free(low);
+    return 0;
+}
+
+/* ---- the result ------------------------------------------------------------------------- */
+
+/* Kind of domain d: the reference is exact; a path with a fallback edge or an
+ * unbounded point makes a fallback. */
+static enum tsync_bound_kind domain_kind(const struct run *r, uint32_t d, const struct tsync__pwl *f)
+{
+    if (r->parent[d] == TSYNC__NONE)
+        return r->g.adj_start[d] == r->g.adj_start[d + 1] ? TSYNC_BOUND_ABSENT : TSYNC_BOUND_EXACT;
+    for (uint32_t v = d; r->parent[v] != TSYNC__NONE; v = r->parent[v])
+        if (r->g.e[r->parent_edge[v]].kind != TSYNC_BOUND_BOUNDED)
+            return TSYNC_BOUND_FALLBACK;
+    for (size_t i = 0; i < f->n; i++)
+        if (!isfinite(f->bound[i]))
+            return TSYNC_BOUND_FALLBACK;
+    return TSYNC_BOUND_BOUNDED;
+}
+
+/* The time map of a domain from its function. */
+static int make_map(struct run *r, const struct tsync__pwl *f, enum tsync_bound_kind kind,
+                    tsync_time_map **out)
+{
+    int64_t *b;
+    int rc;
+    if (kind == TSYNC_BOUND_EXACT) {
+        int64_t zero = 0;
+        if ((rc = tsync_time_map_new_offset(out, f->y[0] - f->x[0], r->ctx)) == 0)
+            rc = tsync_time_map_set_bounds(*out, &zero, 1, r->ctx);
+    } else if ((rc = tsync_time_map_new_points(out, f->x, f->y, f->n, r->ctx)) == 0 &&
+               kind == TSYNC_BOUND_BOUNDED) {
+        if (!(b = malloc(f->n * sizeof(*b)))) {
+            rc = tsync__oom(r->ctx);
+        } else {
+            for (size_t i = 0; i < f->n; i++)
+                b[i] = f->bound[i] < 9e18 ? (int64_t)ceil(f->bound[i]) : INT64_MAX;
+            rc = tsync_time_map_set_bounds(*out, b, f->n, r->ctx);
+            free(b);
+        }
+    }
+    if (rc) {
+        tsync_time_map_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* The per-domain results: maps given to the set, paths, summaries. */
+static int fill_domains(struct run *r)
+{
+    const struct tsync_trace *t = r->t;
+    tsync_estimate *e = r->e;
+    size_t hops = 0;
+    uint32_t *p;
+    for (uint32_t d = 0; d < e->n_domains; d++)
+        for (uint32_t v = d; r->parent[v] != TSYNC__NONE; v = r->parent[v])
+            hops++;
+    if (!(e->paths = malloc((hops + e->n_domains) * sizeof(*e->paths))))
+        return tsync__oom(r->ctx);
+    p = e->paths;
+    for (uint32_t d = 0; d < e->n_domains; d++) {
+        tsync_estimate_domain *dom = &e->dom[d];
+        const struct tsync__pwl *f = &r->maps[d];
+        tsync_time_map *map = NULL;
+        uint32_t len = 0, users = 0;
+        int rc;
+
+        for (uint32_t v = d; r->parent[v] != TSYNC__NONE; v = r->parent[v])
+            len++;
+        dom->path_length = len;
+        dom->path = p;
+        for (uint32_t v = d, k = len + 1; k-- > 0; v = r->parent[v])
+            p[k] = v;
+        p += len + 1;
+        dom->component = r->g.comp[d];
+        dom->reference = e->comp_ref[dom->component];
+        dom->kind = domain_kind(r, d, f);
+        dom->samples = r->parent_edge[d] == TSYNC__NONE ? 0 : r->up[d]->stats.samples;
+        dom->bound_s = dom->kind == TSYNC_BOUND_EXACT ? 0 : INFINITY;
+        dom->pieces = r->up[d] ? (uint32_t)r->up[d]->pieces.n : 1;
+        if (dom->kind == TSYNC_BOUND_ABSENT || !f->n)
+            continue;
+        if ((rc = make_map(r, f, dom->kind, &map)))
+            return rc;
+        if (dom->kind == TSYNC_BOUND_BOUNDED) {
+            double worst = 0;
+            for (size_t i = 0; i < f->n; i++)
+                worst = f->bound[i] > worst ? f->bound[i] : worst;
+            dom->bound_s = worst / (double)t->timer_resolution;
+        }
+        if (f->n > 1 && f->x[f->n - 1] > f->x[0])
+            dom->drift = (double)(f->y[f->n - 1] - f->y[0]) / (double)(f->x[f->n - 1] - f->x[0]) - 1;
+        {
+            tsync_time mid = r->ev_first[d] <= r->ev_last[d]
+                                 ? r->ev_first[d] + (r->ev_last[d] - r->ev_first[d]) / 2
+                                 : f->x[0];
+            dom->offset_s = (double)(tsync_time_map_eval(map, mid) - mid -
+                                     e->comp_shift[dom->component]) /
+                            (double)t->timer_resolution;
+        }
+        dom->map = map;
+        for (uint32_t i = 0; i < t->n_locations; i++) {
+            if (t->locations[i].domain != d)
+                continue;
+            if ((rc = tsync_map_set_assign(e->maps, i, map, r->ctx)))
+                return rc;
+            users++;
+        }
+        if (!users) {                   /* a domain without locations: nobody holds it */
+            tsync_time_map_free(map);
+            dom->map = NULL;
+        }
+    }
+    return 0;
+}
+
+static int fill_edges(struct run *r)
+{
+    tsync_estimate *e = r->e;
+    e->n_edges = r->g.n_edges;
+    if (!(e->edges = calloc(e->n_edges ? e->n_edges : 1, sizeof(*e->edges))))
+        return tsync__oom(r->ctx);
+    for (size_t i = 0; i < e->n_edges; i++) {
+        const struct tsync__edge *g = &r->g.e[i];
+        tsync_estimate_edge *x = &e->edges[i];
+        x->a = g->lo;
+        x->b = g->hi;
+        x->weight_s = g->weight;
+        x->kind = g->kind;
+        x->samples = g->fit.stats.samples;
+        x->rejected = g->fit.rejected + g->fit.stats.dropped;
+        x->pieces = (uint32_t)g->fit.pieces.n;
+        x->in_tree = g->in_tree;
+        e->rejected += g->fit.rejected;
+    }
+    return 0;
+}
+
+/* The grouping and whether the messages inside domains agree with it. */
+static int fill_grouping(struct run *r)
+{
+    tsync_estimate *e = r->e;
+    tsync_estimate_grouping *gr = &e->grouping;
+    int node = r->t->domain_rule == TSYNC_DOMAIN_NODE;
+    gr->rule = node ? "node" : "location";
+    gr->messages = r->intra.messages;
+    gr->reversed = r->intra.reversed;
+    gr->contradicting = r->intra.contradicting;
+    gr->max_reversal_s = tsync__seconds(r->t, r->intra.max_reversal);
+    gr->worst_domain = r->intra.worst_domain;
+    if (gr->contradicting)
+        e->reason = tsync__strfmt(
+            "%s, but contradicted: %llu of %llu messages inside one domain arrive before they "
+            "were sent, up to %.3g s (domain \"%s\"), far more than any latency; those "
+            "locations do not share a clock: make every location its own domain",
+            node ? "all locations of a node share one clock (the default)"
+                 : "every location has its own clock",
+            (unsigned long long)gr->contradicting, (unsigned long long)gr->messages,
+            gr->max_reversal_s, e->names[gr->worst_domain]);
+    else if (gr->messages)
+        e->reason = tsync__strfmt(
+            "%s; the %llu messages inside domains agree with it",
+            node ? "all locations of a node share one clock (the default)"
+                 : "every location has its own clock",
+            (unsigned long long)gr->messages);
+    else
+        e->reason = tsync__strfmt("%s", node ? "all locations of a node share one clock (the "
+                                               "default)" : "every location has its own clock");
+    if (!e->reason)
+        return tsync__oom(r->ctx);
+    gr->reason = e->reason;
+    if (gr->contradicting)
+        tsync__warn(r->ctx, "%s: %s", r->t->path, e->reason);
+    return 0;
+}
+
+static void warn_results(const struct run *r)
+{
+    const tsync_estimate *e = r->e;
+    if (e->n_comp > 1) {
+        char list[512];
+        size_t len = 0;
+        for (uint32_t c = 0; c < e->n_comp && len < sizeof(list) - 64; c++)
+            len += (size_t)snprintf(list + len, sizeof(list) - len, "%s\"%s\"", c ? ", " : "",
+                                    e->names[e->comp_ref[c]]);
+        tsync__warn(r->ctx, "%s: the messages connect the %u clock domains in %u unrelated "
+                    "groups, each with its own reference (%s%s): times in different groups "
+                    "cannot be compared", r->t->path, e->n_domains, e->n_comp, list,
+                    len >= sizeof(list) - 64 ? ", ..." : "");
+    }
+    for (size_t i = 0; i < r->g.n_edges; i++) {
+        const struct tsync__edge *g = &r->g.e[i];
+        if (g->fit.rejected)
+            tsync__warn(r->ctx, "%s: domains \"%s\" and \"%s\": %llu of %llu samples contradict "
+                        "linear clocks within the minimum segment and were left out (a message "
+                        "faster than the minimum latency, or a clock step)", r->t->path,
+                        e->names[g->lo], e->names[g->hi], (unsigned long long)g->fit.rejected,
+                        (unsigned long long)(g->fit.rejected + g->fit.stats.samples));
+        if (g->in_tree && g->kind == TSYNC_BOUND_FALLBACK)
+            tsync__warn(r->ctx, "%s: domains \"%s\" and \"%s\" are related only by messages in "
+                        "one direction (or samples without exchanges): an estimate without a "
+                        "two-sided bound", r->t->path, e->names[g->lo], e->names[g->hi]);
+    }
+}
+
+static void run_free(struct run *r)
+{
+    if (r->own)
+        for (uint32_t d = 0; d < r->g.n_domains; d++)
+            tsync__pair_fit_free(&r->own[d]);
+    if (r->maps)
+        for (uint32_t d = 0; d < r->g.n_domains; d++)
+            tsync__pwl_free(&r->maps[d]);
+    tsync__graph_free(&r->g);
+    free(r->own);
+    free(r->up);
+    free(r->maps);
+    free(r->parent_edge);
+    free(r->parent);
+    free(r->order);
+    free(r->ev_first);
+    free(r->ev_last);
+}
+
+static int alloc_run(struct run *r)
+{
+    size_t n = r->t->n_domains ? r->t->n_domains : 1;
+    tsync_estimate *e = r->e;
+    r->parent_edge = malloc(n * sizeof(*r->parent_edge));
+    r->parent = malloc(n * sizeof(*r->parent));
+    r->order = malloc(n * sizeof(*r->order));
+    r->own = calloc(n, sizeof(*r->own));
+    r->up = calloc(n, sizeof(*r->up));
+    r->maps = calloc(n, sizeof(*r->maps));
+    r->ev_first = malloc(n * sizeof(*r->ev_first));
+    r->ev_last = malloc(n * sizeof(*r->ev_last));
+    e->dom = calloc(n, sizeof(*e->dom));
+    e->names = calloc(n, sizeof(*e->names));
+    if (!r->parent_edge || !r->parent || !r->order || !r->own || !r->up || !r->maps ||
+        !r->ev_first || !r->ev_last || !e->dom || !e->names)
+        return tsync__oom(r->ctx);
+    for (uint32_t d = 0; d < r->t->n_domains; d++) {
+        const char *name = r->t->domains[d].name ? r->t->domains[d].name : "";
+        if (!(e->names[d] = strdup(name)))
+            return tsync__oom(r->ctx);
+        e->dom[d].name = e->names[d];
+    }
+    for (uint32_t i = 0; i < r->t->n_locations; i++)
+        if (r->t->locations[i].domain < r->t->n_domains)
+            e->dom[r->t->locations[i].domain].locations++;
+    return tsync__graph_init(&r->g, r->t->n_domains) ? tsync__oom(r->ctx) : 0;
+}
+
+int tsync_estimate_run(tsync_estimate **out, const tsync_trace *t, const tsync_estimate_opts *opts,
+                       tsync_ctx *ctx)
+{
+    static const tsync_estimate_opts defaults = TSYNC_ESTIMATE_OPTS_INIT;
+    struct tsync__sample_opts so;
+    struct run r;
+    tsync_estimate *e;
+    struct tsync__tree tree;
+    int rc;
+
+    if (!out || !t)
+        return tsync__fail(ctx, TSYNC_EINVAL, "estimate: no trace");
+    if (!opts)
+        opts = &defaults;
+    memset(&r, 0, sizeof(r));
+    memset(&so, 0, sizeof(so));
+    r.t = t;
+    r.ctx = ctx;
+    if ((rc = check_opts(&r, opts, &so)))
+        return rc;
+    if (!(e = r.e = calloc(1, sizeof(*e))))
+        return tsync__oom(ctx);
+    e->opts = *opts;
+    e->opts.reference = NULL;
+    e->reference_given = r.forced != TSYNC__NONE;
+    e->resolution = t->timer_resolution;
+    e->n_domains = t->n_domains;
+    r.est = tsync__estimator_for(opts->estimator);
+
+    if ((rc = alloc_run(&r)) || (rc = tsync_map_set_new_empty(&e->maps, t, ctx)))
+        goto fail;
+    if ((rc = tsync__collect_samples(&r.g, t, &so, &r.intra)))
+        goto oom;
+    if (!r.est) {                     /* estimator none: nothing relates the domains */
+        for (size_t i = 0; i < r.g.n_edges; i++)
+            tsync__pair_samples_free(&r.g.e[i].s);
+        r.g.n_edges = 0;
+    }
+    if ((r.est && (rc = fit_edges(&r))) || (rc = tsync__graph_link(&r.g)))
+        goto oom;
+    e->n_comp = r.g.n_comp;
+    if (!(e->comp_ref = malloc((e->n_comp ? e->n_comp : 1) * sizeof(*e->comp_ref))) ||
+        !(e->comp_shift = calloc(e->n_comp ? e->n_comp : 1, sizeof(*e->comp_shift))) ||
+        (rc = tsync__choose_references(&r.g, r.forced, e->comp_ref)) ||
+        (rc = build_tree(&r, e->comp_ref)))
+        goto oom;
+    event_ranges(&r);
+    tree.n = t->n_domains;
+    tree.order = r.order;
+    tree.parent = r.parent;
+    tree.up = r.up;
+    tree.ev_first = r.ev_first;
+    tree.ev_last = r.ev_last;
+    if ((rc = tsync__compose_tree(r.maps, &tree)) ||
+        (opts->global_lsq &&
+         (rc = tsync__global_lsq(r.maps, &r.g, e->comp_ref, r.ev_first, r.ev_last))) ||
+        (rc = shift_components(&r)))
+        goto oom;
+    if ((rc = fill_domains(&r)) || (rc = fill_edges(&r)) || (rc = fill_grouping(&r)))
+        goto fail;
+    warn_results(&r);
+    tsync__progress(ctx, "estimate pairs", r.g.n_edges, r.g.n_edges);
+    run_free(&r);
+    *out = e;
+    return 0;
+oom:
+    rc = tsync__oom(ctx);
+fail:
+    run_free(&r);
+    tsync_estimate_free(e);
+    return rc;
+}
+
+/* ---- getters ------------------------------------------------------------------------------- */
+
+void tsync_estimate_free(tsync_estimate *e)
+{
+    if (!e)
+        return;
+    tsync_map_set_free(e->maps);
+    if (e->names)
+        for (uint32_t d = 0; d < e->n_domains; d++)
+            free(e->names[d]);
+    free(e->names);
+    free(e->dom);
+    free(e->paths);
+    free(e->edges);
+    free(e->comp_ref);
+    free(e->comp_shift);
+    free(e->reason);
+    free(e);
+}
+
+const tsync_map_set *tsync_estimate_maps(const tsync_estimate *e) { return e->maps; }
+
+const char *tsync_estimate_estimator_name(const tsync_estimate *e)
+{
+    const struct tsync__estimator *est = tsync__estimator_for(e->opts.estimator);
+    return est ? est->name : "none";
+}
+
+int tsync_estimator_parse(const char *name, enum tsync_estimator *out)
+{
+    static const enum tsync_estimator all[] = { TSYNC_ESTIMATOR_HULL, TSYNC_ESTIMATOR_REGRESSION };
+    for (size_t i = 0; name && i < sizeof(all) / sizeof(all[0]); i++)
+        if (strcmp(name, tsync__estimator_for(all[i])->name) == 0) {
+            *out = all[i];
+            return 0;
+        }
+    if (name && strcmp(name, "none") == 0) {
+        *out = TSYNC_ESTIMATOR_NONE;
+        return 0;
+    }
+    return TSYNC_EINVAL;
+}
+
+const char *tsync_bound_kind_name(enum tsync_bound_kind kind)
+{
+    switch (kind) {
+    case TSYNC_BOUND_EXACT: return "exact";
+    case TSYNC_BOUND_BOUNDED: return "bounded";
+    case TSYNC_BOUND_FALLBACK: return "fallback";
+    default: return "absent";
+    }
+}
+
+uint32_t tsync_estimate_domain_count(const tsync_estimate *e) { return e->n_domains; }
+
+const tsync_estimate_domain *tsync_estimate_get_domain(const tsync_estimate *e, uint32_t d)
+{
+    return d < e->n_domains ? &e->dom[d] : NULL;
+}
+
+size_t tsync_estimate_edge_count(const tsync_estimate *e) { return e->n_edges; }
+
+const tsync_estimate_edge *tsync_estimate_get_edge(const tsync_estimate *e, size_t i)
+{
+    return i < e->n_edges ? &e->edges[i] : NULL;
+}
+
+uint32_t tsync_estimate_component_count(const tsync_estimate *e) { return e->n_comp; }
+
+uint32_t tsync_estimate_component_reference(const tsync_estimate *e, uint32_t c)
+{
+    return c < e->n_comp ? e->comp_ref[c] : UINT32_MAX;
+}
+
+int64_t tsync_estimate_component_shift(const tsync_estimate *e, uint32_t c)
+{
+    return c < e->n_comp ? e->comp_shift[c] : 0;
+}
+
+const tsync_estimate_grouping *tsync_estimate_get_grouping(const tsync_estimate *e)
+{
+    return &e->grouping;
+}

@@ -1,0 +1,27 @@
+/* estimate_int.h (internal) - what a tsync_estimate holds, for estimate.c (the
+ * run), estimate_json.c and estimate_text.c (its two outputs). */
+#ifndef TSYNC_ESTIMATE_ESTIMATE_INT_H
+#define TSYNC_ESTIMATE_ESTIMATE_INT_H
+
+#include "tracesync/estimate.h"
+
+struct tsync_estimate {
+    tsync_estimate_opts opts;        /* as given, without the reference's name */
+    int reference_given;             /* opts->reference named the reference */
+    uint64_t resolution;             /* ticks per second of the trace */
+    tsync_map_set *maps;
+    uint32_t n_domains;
+    tsync_estimate_domain *dom;
+    char **names;                    /* owned copies of the domain names */
+    uint32_t *paths;                 /* storage of every dom[].path */
+    size_t n_edges;
+    tsync_estimate_edge *edges;
+    uint32_t n_comp;
+    uint32_t *comp_ref;
+    int64_t *comp_shift;             /* ticks added to every map of a component */
+    tsync_estimate_grouping grouping;
+    char *reason;
+    uint64_t rejected;               /* over all edges */
+};
+
+#endif

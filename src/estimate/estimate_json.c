@@ -1,0 +1,233 @@
+/* estimate_json.c - an estimate as JSON: the maps file of docs/maps.md, which
+ * `tracesync apply` reads, with an "estimate" object that says how the maps were
+ * found and how good they are (estimator, latencies, grouping, references,
+ * components, per-domain results with per-piece bounds, the graph).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimate/estimate_int.h"
+#include "timemap/map_set.h"
+#include "trace/trace.h"
+#include "util/ctx.h"
+
+/* A number, or null when it is not finite (an open bound). */
+static json_t *real_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *names_of(const tsync_estimate *e, const uint32_t *d, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, json_string(e->names[d[i]]))) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+/* The map's linear segments with the larger bound of their two ends, in ticks. */
+static json_t *segments_of(const tsync_time_map *m)
+{
+    size_t n = m ? tsync_time_map_point_count(m) : 0;
+    const tsync_time *x = m ? tsync_time_map_local(m) : NULL;
+    const int64_t *b = m ? tsync_time_map_bounds(m) : NULL;
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n && (i + 1 < n || n == 1); i++) {
+        size_t j = n == 1 ? i : i + 1;
+        json_t *bound = b ? json_integer(b[i] > b[j] ? b[i] : b[j]) : json_null();
+        if (json_array_append_new(a, json_pack("{s:I, s:I, s:o}", "from", (json_int_t)x[i],
+                                               "to", (json_int_t)x[j], "bound", bound))) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static json_t *domain_json(const tsync_estimate *e, const tsync_trace *t, uint32_t d)
+{
+    const tsync_estimate_domain *dom = &e->dom[d];
+    json_t *o, *locs = json_array();
+    for (uint32_t i = 0; locs && i < t->n_locations; i++)
+        if (t->locations[i].domain == d &&
+            json_array_append_new(locs, json_integer((json_int_t)t->locations[i].ref))) {
+            json_decref(locs);
+            return NULL;
+        }
+    o = json_pack("{s:s, s:o, s:s, s:o, s:I, s:f, s:f, s:i, s:o, s:i, s:o}", "name",
+                  dom->name, "locations", locs, "kind", tsync_bound_kind_name(dom->kind),
+                  "bound_s", real_or_null(dom->bound_s), "samples", (json_int_t)dom->samples,
+                  "offset_s", dom->offset_s, "drift", dom->drift, "component",
+                  (int)dom->component, "path", names_of(e, dom->path, dom->path_length + 1U),
+                  "pieces", (int)dom->pieces, "segments", segments_of(dom->map));
+    return o;
+}
+
+static json_t *edge_json(const tsync_estimate *e, const tsync_estimate_edge *x)
+{
+    return json_pack("{s:s, s:s, s:s, s:o, s:I, s:I, s:i, s:b}", "a", e->names[x->a], "b",
+                     e->names[x->b], "kind", tsync_bound_kind_name(x->kind), "weight_s",
+                     real_or_null(x->weight_s), "samples", (json_int_t)x->samples, "rejected",
+                     (json_int_t)x->rejected, "pieces", (int)x->pieces, "in_tree", x->in_tree);
+}
+
+static json_t *components_json(const tsync_estimate *e)
+{
+    json_t *a = json_array();
+    for (uint32_t c = 0; a && c < e->n_comp; c++) {
+        json_t *members = json_array();
+        for (uint32_t d = 0; members && d < e->n_domains; d++)
+            if (e->dom[d].component == c &&
+                json_array_append_new(members, json_string(e->names[d])))
+                members = NULL;
+        if (json_array_append_new(a, json_pack("{s:s, s:I, s:o}", "reference",
+                                               e->names[e->comp_ref[c]], "shift",
+                                               (json_int_t)e->comp_shift[c], "domains",
+                                               members))) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+/* The "estimate" object. */
+static json_t *estimate_json(const tsync_estimate *e, const tsync_trace *t)
+{
+    const tsync_estimate_grouping *g = &e->grouping;
+    json_t *o, *doms = json_array(), *edges = json_array();
+    const char *how = e->opts.estimator == TSYNC_ESTIMATOR_HULL
+                          ? "mean of the minimum and maximum separating lines"
+                      : e->opts.estimator == TSYNC_ESTIMATOR_REGRESSION
+                          ? "least squares over exchanges (seed 003, Eqs. 2-8)"
+                          : "none: every domain keeps its time";
+    const char *bound = e->opts.estimator == TSYNC_ESTIMATOR_HULL
+                            ? "guaranteed (linear clocks per piece, minimum latencies, max_drift)"
+                        : e->opts.estimator == TSYNC_ESTIMATOR_REGRESSION
+                            ? "statistical (E_r plus 3 standard errors of the fitted line)"
+                            : "none";
+    for (uint32_t d = 0; doms && d < e->n_domains; d++)
+        if (json_array_append_new(doms, domain_json(e, t, d)))
+            doms = NULL;
+    for (size_t i = 0; edges && i < e->n_edges; i++)
+        if (json_array_append_new(edges, edge_json(e, &e->edges[i])))
+            edges = NULL;
+    o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:b, s:f, s:b, s:b, s:b}", "estimator",
+                  tsync_estimate_estimator_name(e), "estimate", how, "bound", bound,
+                  "latency_intra_s", e->opts.latency_intra_s, "latency_inter_s", e->opts.latency_inter_s,
+                  "max_drift", e->opts.max_drift, "segment", e->opts.segment, "min_segment_s",
+                  e->opts.min_segment_s, "global_lsq", e->opts.global_lsq, "clock_offsets",
+                  e->opts.use_clock_offsets, "reference_given", e->reference_given);
+    if (!o || json_object_set_new(o, "grouping",
+                                  json_pack("{s:s, s:s, s:I, s:I, s:I, s:f}", "rule", g->rule,
+                                            "reason", g->reason, "messages",
+                                            (json_int_t)g->messages, "reversed",
+                                            (json_int_t)g->reversed, "contradicting",
+                                            (json_int_t)g->contradicting, "max_reversal_s",
+                                            g->max_reversal_s)) ||
+        json_object_set_new(o, "references", names_of(e, e->comp_ref, e->n_comp)) ||
+        json_object_set_new(o, "components", components_json(e)) ||
+        json_object_set_new(o, "domains", doms) || json_object_set_new(o, "graph", edges)) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Appends text to a growing buffer; -1 when out of memory. */
+struct buf {
+    char *s;
+    size_t n, cap;
+};
+
+static int put(struct buf *b, const char *text)
+{
+    size_t len = strlen(text);
+    if (b->n + len + 1 > b->cap) {
+        size_t cap = (b->n + len + 1) * 2;
+        char *s = realloc(b->s, cap);
+        if (!s)
+            return -1;
+        b->s = s;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, text, len + 1);
+    b->n += len;
+    return 0;
+}
+
+/* Writes a JSON value into the buffer with `flags`; -1 when out of memory. */
+static int put_json(struct buf *b, const json_t *v, size_t flags)
+{
+    char *s = json_dumps(v, flags | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+    int rc = s ? put(b, s) : -1;
+    free(s);
+    return rc;
+}
+
+/* The members of an object one per line, lists of objects one object per line. */
+static int put_members(struct buf *b, const json_t *obj)
+{
+    const char *key;
+    json_t *v, *item;
+    size_t i;
+    int bad = 0, first = 1;
+    json_object_foreach((json_t *)obj, key, v) {
+        json_t *k = json_string(key);
+        bad |= put(b, first ? "\n    " : ",\n    ");
+        bad |= !k || put_json(b, k, JSON_ENCODE_ANY);
+        json_decref(k);
+        bad |= put(b, ": ");
+        first = 0;
+        if (!json_is_array(v) || !json_is_object(json_array_get(v, 0))) {
+            bad |= put_json(b, v, JSON_COMPACT | JSON_ENCODE_ANY);
+            continue;
+        }
+        json_array_foreach(v, i, item) {
+            bad |= put(b, i ? ",\n      " : "[\n      ");
+            bad |= put_json(b, item, JSON_COMPACT);
+        }
+        bad |= put(b, "\n    ]");
+    }
+    return bad;
+}
+
+char *tsync_estimate_json(const tsync_estimate *e, const tsync_trace *t, tsync_ctx *ctx)
+{
+    json_t *root = tsync__map_set_to_json(e->maps, t, ctx), *maps, *m, *est = NULL;
+    struct buf b = { NULL, 0, 0 };
+    char head[160];
+    size_t i;
+    int bad = 0;
+    if (!root)
+        return NULL;
+    if (!(est = estimate_json(e, t))) {
+        json_decref(root);
+        tsync__oom(ctx);
+        return NULL;
+    }
+    /* One map per line, then the estimate, indented. */
+    snprintf(head, sizeof(head), "{\n  \"format\": \"tracesync-maps\",\n  \"version\": 1,\n"
+             "  \"timer_resolution\": %llu,\n  \"maps\": [", (unsigned long long)e->resolution);
+    bad |= put(&b, head);
+    maps = json_object_get(root, "maps");
+    json_array_foreach(maps, i, m) {
+        bad |= put(&b, i ? ",\n    " : "\n    ");
+        bad |= put_json(&b, m, JSON_COMPACT);
+    }
+    bad |= put(&b, json_array_size(maps) ? "\n  ],\n  \"estimate\": {" : "],\n  \"estimate\": {");
+    bad |= put_members(&b, est);
+    bad |= put(&b, "\n  }\n}\n");
+    json_decref(root);
+    json_decref(est);
+    if (bad) {
+        free(b.s);
+        tsync__oom(ctx);
+        return NULL;
+    }
+    return b.s;
+}

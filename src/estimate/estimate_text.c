@@ -1,0 +1,97 @@
+/* estimate_text.c - an estimate as a short summary for people: how it was made,
+ * the grouping and why, the references, and one line per clock domain with its map,
+ * bound, samples, pieces and path.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "estimate/estimate_int.h"
+#include "trace/trace.h"
+
+/* A signed duration with a unit that reads well: "-20.0 us", "312 ns". */
+static const char *duration(char *buf, size_t size, double s, int sign)
+{
+    static const struct { double scale; const char *unit; } units[] = {
+        { 1, "s" }, { 1e-3, "ms" }, { 1e-6, "us" }, { 1e-9, "ns" }
+    };
+    size_t u = 0;
+    while (u + 1 < sizeof(units) / sizeof(units[0]) && fabs(s) < units[u].scale)
+        u++;
+    snprintf(buf, size, sign ? "%+.4g %s" : "%.4g %s", s / units[u].scale, units[u].unit);
+    return buf;
+}
+
+static void print_domain(const tsync_estimate *e, uint32_t d, int w, FILE *out)
+{
+    const tsync_estimate_domain *dom = &e->dom[d];
+    char off[32], bnd[40], drift[32], smp[24];
+    if (dom->kind == TSYNC_BOUND_ABSENT) {
+        fprintf(out, "  %-*s %-9s %-12s %-12s %-12s %-8s %-6s %s\n", w, dom->name, "absent",
+                "-", "-", "-", "-", "-", "(no messages with other domains: time kept)");
+        return;
+    }
+    duration(off, sizeof(off), dom->offset_s, 1);
+    snprintf(drift, sizeof(drift), "%+.3g ppm", dom->drift * 1e6);
+    if (dom->kind == TSYNC_BOUND_EXACT) {
+        snprintf(bnd, sizeof(bnd), "0");
+    } else if (isfinite(dom->bound_s)) {
+        bnd[0] = '+';
+        bnd[1] = '-';
+        duration(bnd + 2, sizeof(bnd) - 2, dom->bound_s, 0);
+    } else {
+        snprintf(bnd, sizeof(bnd), "one-sided");
+    }
+    snprintf(smp, sizeof(smp), "%llu", (unsigned long long)dom->samples);
+    fprintf(out, "  %-*s %-9s %-12s %-12s %-12s %-8s %-6u ", w, dom->name,
+            tsync_bound_kind_name(dom->kind), off, drift, bnd,
+            dom->path_length ? smp : "-", dom->pieces);
+    for (uint32_t k = 0; k <= dom->path_length; k++)
+        fprintf(out, "%s%s", k ? " > " : "", e->names[dom->path[k]]);
+    fprintf(out, "\n");
+}
+
+void tsync_estimate_print(const tsync_estimate *e, const tsync_trace *t, FILE *out)
+{
+    const tsync_estimate_grouping *g;
+    char a[32], b[32];
+    int w = 6;
+    if (!e || !t || !out)
+        return;
+    g = &e->grouping;
+    fprintf(out, "estimate: %s\n", t->path);
+    fprintf(out, "  estimator   %s", tsync_estimate_estimator_name(e));
+    if (e->opts.estimator == TSYNC_ESTIMATOR_HULL)
+        fprintf(out, ": mean of the extreme separating lines; bounds guaranteed");
+    else if (e->opts.estimator == TSYNC_ESTIMATOR_REGRESSION)
+        fprintf(out, ": least squares over exchanges (seed 003); bounds statistical");
+    fprintf(out, " (minimum latency %s within a node, %s between nodes; drift <= %g ppm where "
+            "open)\n", duration(a, sizeof(a), e->opts.latency_intra_s, 0),
+            duration(b, sizeof(b), e->opts.latency_inter_s, 0), e->opts.max_drift * 1e6);
+    fprintf(out, "  grouping    %s: %s\n", g->rule, g->reason);
+    if (g->contradicting)
+        fprintf(out, "              try --domains location\n");
+    fprintf(out, "  references  ");
+    for (uint32_t c = 0; c < e->n_comp; c++)
+        fprintf(out, "%s%s", c ? ", " : "", e->names[e->comp_ref[c]]);
+    fprintf(out, " (%s)\n", e->reference_given ? "as given, and per unrelated group"
+                                               : "smallest sum of shortest-path errors");
+    for (uint32_t c = 0; c < e->n_comp; c++)
+        if (e->comp_shift[c])
+            fprintf(out, "              times of %s's group shifted by %s so that none is "
+                    "negative\n", e->names[e->comp_ref[c]],
+                    duration(a, sizeof(a), (double)e->comp_shift[c] / (double)e->resolution, 1));
+    if (e->n_comp > 1)
+        fprintf(out, "              %u unrelated groups of domains: their times cannot be "
+                "compared\n", e->n_comp);
+    if (e->rejected)
+        fprintf(out, "  dropped     %llu samples contradicting linear clocks within a "
+                "minimum segment\n", (unsigned long long)e->rejected);
+    for (uint32_t d = 0; d < e->n_domains; d++)
+        if ((int)strlen(e->names[d]) > w)
+            w = (int)strlen(e->names[d]);
+    fprintf(out, "  %-*s %-9s %-12s %-12s %-12s %-8s %-6s %s\n", w, "domain", "kind", "offset",
+            "drift", "bound", "samples", "pieces", "path");
+    for (uint32_t d = 0; d < e->n_domains; d++)
+        print_domain(e, d, w, out);
+}

@@ -1,0 +1,199 @@
+/* estimator.h (internal) - the contract of the pairwise clock estimators: samples
+ * in, linear pieces with a range of possible values out.
+ *
+ * A pair of clock domains is estimated on one plane: x is the first domain's
+ * clock, y the second's, both in ticks, and the estimators look for the line
+ * y = a x + b that relates them (a = 1 + drift). Samples are points of that plane:
+ *
+ *   ABOVE     a one-way constraint the line passes at or below: a message from the
+ *             first domain to the second, (send, receive - mu)
+ *   BELOW     a one-way constraint the line passes at or above: a message from the
+ *             second domain to the first, (receive - mu, send)
+ *   EXCHANGE  a point on the line give or take `err` ticks: a message and the
+ *             answer that follows it (seed 003, Eq. 3), or a measured offset
+ *             (ClockOffset record)
+ *
+ * Swapping x and y (and ABOVE with BELOW) gives the same pair seen from the other
+ * domain, which is how a pair is estimated in the direction a path needs.
+ *
+ * An estimator is a table of functions, as LTTV's sync modules are. The segment
+ * driver (segment.c) feeds it one piece's samples in order of x; add_sample may
+ * answer TSYNC__SPLIT: this sample contradicts every line through the samples so
+ * far (the hulls cross), and the estimator is unchanged. finish turns what it
+ * holds into one or more pieces (the regression splits at finish, the hull never
+ * does). Each piece owns the data its `range` needs.
+ */
+#ifndef TSYNC_ESTIMATE_ESTIMATOR_H
+#define TSYNC_ESTIMATE_ESTIMATOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracesync/estimate.h"
+
+/* add_sample's answer when the sample does not fit a line with the others. */
+#define TSYNC__SPLIT 1
+
+enum tsync__sample_kind { TSYNC__ABOVE = 0, TSYNC__BELOW = 1, TSYNC__EXCHANGE = 2 };
+
+/* A point of the pair's plane. */
+struct tsync__pt {
+    tsync_time x, y;
+};
+
+/* One sample: a point, its kind, and for exchanges the error margin in ticks
+ * (seed 003's E_ij for message exchanges; for measured offsets, see samples.c). */
+struct tsync__sample {
+    tsync_time x, y;
+    int64_t err;
+    uint8_t kind;      /* enum tsync__sample_kind */
+    uint8_t measured;  /* an exchange from a ClockOffset record, not from messages */
+};
+
+/* What an estimator is told about the piece it estimates. */
+struct tsync__est_params {
+    tsync_time x0, y0;    /* the pair's origin: geometry is done relative to it */
+    double max_drift;     /* |a - 1| assumed at most this where the data leave a open */
+    int segment;          /* may finish split (regression) */
+    int64_t min_segment;  /* shortest piece, ticks of x */
+};
+
+/* One linear piece: the estimate y = y0 + b + a (x - x0) over the samples'
+ * x range [x_first, x_last], and, through `range`, every value y(x) the data allow
+ * at any x (for the hull, exactly; for the regression, a confidence band), relative
+ * to y0; -INFINITY / +INFINITY where the data bound one side only. */
+struct tsync__piece {
+    tsync_time x_first, x_last;
+    tsync_time x0, y0;
+    long double a, b;
+    enum tsync_bound_kind kind;     /* BOUNDED or FALLBACK */
+    uint64_t samples;               /* samples the piece rests on */
+    double error;                   /* the pair error this piece gives the graph, ticks */
+    void (*range)(const struct tsync__piece *p, tsync_time x, long double *lo, long double *hi);
+    void *data;                     /* owned, freed with the piece */
+};
+
+/* A growing list of pieces, in order of x. */
+struct tsync__pieces {
+    size_t n, cap;
+    struct tsync__piece *v;
+};
+
+/* Counts an estimator keeps; they add up over a pair's pieces. */
+struct tsync__est_stats {
+    uint64_t samples;       /* taken */
+    uint64_t dropped;       /* left out by the estimator itself (90 % interval) */
+    uint64_t hull_points;   /* vertices on the hulls (hull) */
+};
+
+struct tsync__estimator {
+    const char *name;
+    /* A fresh estimator for one piece; 0 or TSYNC_ENOMEM. */
+    int (*init)(void **state, const struct tsync__est_params *p);
+    /* 0 taken, TSYNC__SPLIT (state unchanged) or TSYNC_ENOMEM. Samples come in
+     * order of x. */
+    int (*add_sample)(void *state, const struct tsync__sample *s);
+    /* Appends the pieces for what was added (none when nothing was); 0 or TSYNC_ENOMEM. */
+    int (*finish)(void *state, struct tsync__pieces *out);
+    void (*stats)(const void *state, struct tsync__est_stats *st);
+    void (*fini)(void *state);
+};
+
+extern const struct tsync__estimator tsync__hull_estimator;
+extern const struct tsync__estimator tsync__regress_estimator;
+
+/* The table for an estimator choice; NULL for TSYNC_ESTIMATOR_NONE. */
+const struct tsync__estimator *tsync__estimator_for(enum tsync_estimator which);
+
+/* Appends a piece (taken: on failure its data is freed). 0 or TSYNC_ENOMEM. */
+int tsync__pieces_push(struct tsync__pieces *l, struct tsync__piece *p);
+/* Frees every piece's data and the list. */
+void tsync__pieces_free(struct tsync__pieces *l);
+
+/* The extreme lines of a hull piece: slopes a_lo <= a_hi (Duda's minimum and
+ * maximum lines, limited to 1 +- max_drift where the data leave them open) and
+ * their offsets at the origin (the middle of the feasible offsets for that slope
+ * when a limit, not the data, sets it). The estimate is their mean. 0, or -1 for
+ * a piece of another estimator. */
+int tsync__hull_lines(const struct tsync__piece *p, long double *a_lo, long double *b_lo,
+                      long double *a_hi, long double *b_hi);
+
+/* Seed 003, Eqs. 2 to 8, over exchange samples: offsets D = y - x against times
+ * T = x, both relative to the origin (x0, y0), so that D(T) = drift T + offset. */
+struct tsync__regress_fit {
+    size_t n;
+    long double drift;       /* X_ij, Eq. 4 */
+    long double offset;      /* D_ij(0), Eq. 5, at T = 0 (x = x0) */
+    long double er;          /* residual standard deviation E_r, Eq. 6 */
+    long double err_drift;   /* standard error of the drift */
+    long double err_offset;  /* standard error of D_ij(0) */
+    long double t_mean;      /* mean of T */
+    long double stt;         /* sum of (T - t_mean)^2 */
+};
+/* Fits v[0, n) (n >= 1). With fewer than 3 samples E_r is the largest error margin
+ * of the samples, and one sample (or all at one time) gives drift 0. */
+void tsync__regress_fit(struct tsync__regress_fit *f, const struct tsync__sample *v, size_t n,
+                        tsync_time x0, tsync_time y0);
+/* The 90 % confidence interval of seed 003, section 12: drops exchanges whose error
+ * margin E_ij lies above mean + 1.2816 standard deviations (the delayed ones, one
+ * sided), keeps measured samples. Compacts v in place; returns how many are kept. */
+size_t tsync__regress_drop_delayed(struct tsync__sample *v, size_t n);
+
+/* Error of an estimate against a piece's range at x: the larger distance from
+ * `value` (relative to y0) to the ends of the range; INFINITY if one is open. */
+long double tsync__piece_bound_at(const struct tsync__piece *p, tsync_time x, long double value);
+
+/* Value of the piece's estimate at x, relative to its y0. */
+long double tsync__piece_eval(const struct tsync__piece *p, tsync_time x);
+
+/* ---- the segment driver (segment.c) ------------------------------------------------- */
+
+/* A pair's samples in order of x, merged from the three sorted kinds. */
+struct tsync__pair_samples {
+    size_t n_above, n_below, n_exch;
+    size_t cap_above, cap_below, cap_exch;
+    struct tsync__pt *above, *below;
+    struct tsync__sample *exch;
+};
+
+/* Result of estimating one pair in one direction. */
+struct tsync__pair_fit {
+    struct tsync__pieces pieces;
+    struct tsync__est_stats stats;
+    uint64_t rejected;      /* samples contradicting a piece shorter than min_segment */
+    uint64_t splits;        /* pieces started because the hulls crossed */
+};
+
+/* Runs `est` over the samples (each kind sorted by x), splitting where add_sample
+ * says the linear model fails and the piece is at least min_segment long (segment
+ * on), dropping the sample otherwise. 0 or TSYNC_ENOMEM (fit freed). */
+int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *est,
+                    const struct tsync__est_params *params, const struct tsync__pair_samples *s);
+void tsync__pair_fit_free(struct tsync__pair_fit *fit);
+
+/* A piecewise-linear function of ticks with a bound per point: what a pair or a
+ * domain map becomes. x strictly increasing, y non-decreasing; bound in ticks of
+ * y, INFINITY when unbounded. */
+struct tsync__pwl {
+    size_t n;
+    tsync_time *x, *y;
+    double *bound;
+};
+
+/* Joins a fit's pieces into one continuous, monotone function over at least
+ * [from, to] (and every piece's samples): each piece's estimate over its samples,
+ * straight lines across the gaps between pieces, the first and last piece extended
+ * to the ends. The bound at each point is the farthest value the adjacent pieces'
+ * ranges allow there, so that linear interpolation of the bounds covers the whole
+ * segment (the ranges are convex). 0 or TSYNC_ENOMEM. */
+int tsync__pwl_from_fit(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
+                        tsync_time to);
+void tsync__pwl_free(struct tsync__pwl *f);
+/* Room for cap points, none yet. 0 or TSYNC_ENOMEM. */
+int tsync__pwl_alloc(struct tsync__pwl *f, size_t cap);
+/* Appends (x, y) when x lies right of the last point (else drops it: returns 0),
+ * y raised to the last value if lower, so f stays a monotone function. Returns 1
+ * when appended; the caller sets its bound, f->bound[f->n - 1]. */
+int tsync__pwl_push(struct tsync__pwl *f, tsync_time x, tsync_time y);
+
+#endif

@@ -1,0 +1,384 @@
+/* hull.c - the convex hull estimator (Duda et al. 1987; Jabbarifar, Dagenais et
+ * al.): the exact minimum and maximum lines that separate the one-way constraints
+ * of a pair of clocks, kept up to date in amortized constant time per message.
+ *
+ * Geometry (see estimator.h for the plane). The clocks relate as y = a x + b. Every
+ * ABOVE point must lie on or above that line, every BELOW point on or below it, so
+ * the feasible lines F are those separating the two sets. Only the lower hull of
+ * the ABOVE points and the upper hull of the BELOW points matter. Over all pairs of
+ * an ABOVE point i and a BELOW point j,
+ *
+ *     a_min = max { slope(i, j) : x_i < x_j },   a_max = min { slope(j, i) : x_j < x_i }
+ *
+ * and F is not empty exactly when a_min <= a_max (and no ABOVE point lies under a
+ * BELOW point of the same x). The lines of slope a_min and a_max are Duda's
+ * minimum and maximum lines; each passes through one point of each set.
+ *
+ * Incremental update. Samples come in order of x, so a new ABOVE point p is the
+ * rightmost: it can only lower a_max, to the tangent from p to the upper hull of
+ * the BELOW points, and it can do so only when it lies under the current maximum
+ * line (above it, every slope to p is >= a_max). Checking that is one cross
+ * product; the tangent, when needed, a binary search. The hulls are Andrew's
+ * monotone chain, amortized O(1) per point. A new BELOW point is the mirror image.
+ * When the new extreme would pass the other one, the hulls cross: no line fits all
+ * samples, and add_sample answers TSYNC__SPLIT without changing anything.
+ *
+ * All turns and slope comparisons are exact: cross products of 64-bit coordinate
+ * differences in 128-bit integers (coordinates must differ by less than 2^62
+ * ticks, 146 years in nanoseconds). Only the results (slopes, values) become long
+ * double, relative to the pair's origin.
+ *
+ * Estimate and bound. Where the data leave the slope open (one direction only, or
+ * no crossing pair yet), it is limited to 1 +- max_drift. The estimate is the
+ * mean of the two extreme lines, as Trace Compass reports it: it lies in F (F is
+ * convex and both lines are in it), so every constraint holds for it, and unlike
+ * Duda's angle bisector (LTTV's choice) it does not depend on the scale of the
+ * axes. With slopes this close to 1 the two differ by far less than a tick. The
+ * bound at time x is exact: the largest and smallest values a x + b over all of F,
+ *
+ *     hi(x) = max over a in [a_lo, a_hi] of  min_i (y_i + a (x - x_i))  (lower hull)
+ *     lo(x) = min over a in [a_lo, a_hi] of  max_j (y_j + a (x - x_j))  (upper hull)
+ *
+ * The inner function is concave (convex) in a and peaks at the slope of the hull
+ * edge over x, so each is evaluated at three slopes. Note that the two extreme
+ * lines alone do not bound F near their crossing point; hi and lo do, everywhere.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimate/estimator.h"
+#include "util/vec.h"
+
+__extension__ typedef __int128 i128;
+
+/* One hull: vertices in order of x, strictly increasing. */
+struct chain {
+    size_t n, cap;
+    struct tsync__pt *v;
+};
+
+struct hull {
+    struct tsync__est_params p;
+    struct chain lower;              /* lower hull of the ABOVE points */
+    struct chain upper;              /* upper hull of the BELOW points */
+    int has_max, has_min;
+    struct tsync__pt max_l, max_r;   /* maximum line: BELOW point left, ABOVE point right */
+    struct tsync__pt min_l, min_r;   /* minimum line: ABOVE point left, BELOW point right */
+    tsync_time x_first, x_last;
+    uint64_t n_above, n_below;
+};
+
+/* (a - o) x (b - o): > 0 when b lies left of the direction o -> a. */
+static i128 cross(struct tsync__pt o, struct tsync__pt a, struct tsync__pt b)
+{
+    return ((i128)a.x - o.x) * ((i128)b.y - o.y) - ((i128)a.y - o.y) * ((i128)b.x - o.x);
+}
+
+/* slope(p1 -> q1) > slope(p2 -> q2), both with q.x > p.x. */
+static int slope_gt(struct tsync__pt p1, struct tsync__pt q1, struct tsync__pt p2,
+                    struct tsync__pt q2)
+{
+    return ((i128)q1.y - p1.y) * ((i128)q2.x - p2.x) > ((i128)q2.y - p2.y) * ((i128)q1.x - p1.x);
+}
+
+static long double slope(struct tsync__pt p, struct tsync__pt q)
+{
+    return (long double)((i128)q.y - p.y) / (long double)((i128)q.x - p.x);
+}
+
+/* Appends to a lower (`lower` = 1) or upper hull. A point with the x of the last
+ * vertex replaces it when it is lower (higher), and is dropped otherwise. */
+static int chain_push(struct chain *c, struct tsync__pt p, int lower)
+{
+    if (c->n && c->v[c->n - 1].x == p.x) {
+        if (lower ? p.y >= c->v[c->n - 1].y : p.y <= c->v[c->n - 1].y)
+            return 0;
+        c->n--;
+    }
+    /* Keep strict left turns on the lower hull, strict right turns on the upper. */
+    while (c->n >= 2) {
+        i128 t = cross(c->v[c->n - 2], c->v[c->n - 1], p);
+        if (lower ? t > 0 : t < 0)
+            break;
+        c->n--;
+    }
+    return TSYNC_PUSH(c->v, c->n, c->cap, p);
+}
+
+/* The vertex of v[0, m) touched by the tangent from p, which lies right of all:
+ * on an upper hull (sign 1) the one with the smallest slope to p, the first whose
+ * next edge is no steeper than its line to p; on a lower hull (sign -1) the one
+ * with the largest slope, the first whose next edge is no flatter. */
+static size_t tangent(const struct tsync__pt *v, size_t m, struct tsync__pt p, int sign)
+{
+    size_t lo = 0, hi = m - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sign * cross(v[mid], v[mid + 1], p) >= 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* A new point, rightmost so far: an ABOVE point (sign 1) may lower the maximum
+ * line, a BELOW point (sign -1) raise the minimum line; the two cases are mirror
+ * images. The new extreme passes through p and the tangent vertex of the other
+ * set's hull, and is computed only when p lies beyond the current one. */
+static int add_point(struct hull *h, struct tsync__pt p, int sign)
+{
+    int above = sign > 0;
+    struct chain *mine = above ? &h->lower : &h->upper, *theirs = above ? &h->upper : &h->lower;
+    struct tsync__pt *l = above ? &h->max_l : &h->min_l, *r = above ? &h->max_r : &h->min_r;
+    int *has = above ? &h->has_max : &h->has_min, has_other = above ? h->has_min : h->has_max;
+    size_t m = theirs->n;
+    struct tsync__pt j = p;
+    int new_line = 0;
+    if (m && theirs->v[m - 1].x == p.x) {
+        if (sign * (p.y - theirs->v[m - 1].y) < 0)
+            return TSYNC__SPLIT;        /* beyond a point of the other set at the same time */
+        m--;
+    }
+    if (m && (!*has || sign * cross(*l, *r, p) < 0)) {
+        j = theirs->v[tangent(theirs->v, m, p, sign)];
+        /* a_min would exceed a_max: the hulls cross. */
+        if (has_other && (above ? slope_gt(h->min_l, h->min_r, j, p)
+                                : slope_gt(j, p, h->max_l, h->max_r)))
+            return TSYNC__SPLIT;
+        new_line = 1;
+    }
+    if (chain_push(mine, p, above))
+        return TSYNC_ENOMEM;
+    if (new_line) {
+        *has = 1;
+        *l = j;
+        *r = p;
+    }
+    *(above ? &h->n_above : &h->n_below) += 1;
+    return 0;
+}
+
+static int hull_init(void **state, const struct tsync__est_params *p)
+{
+    struct hull *h = calloc(1, sizeof(*h));
+    if (!h)
+        return TSYNC_ENOMEM;
+    h->p = *p;
+    *state = h;
+    return 0;
+}
+
+static int hull_add(void *state, const struct tsync__sample *s)
+{
+    struct hull *h = state;
+    struct tsync__pt pt = { s->x, s->y };
+    int rc;
+    if (s->kind == TSYNC__EXCHANGE)
+        return 0;                       /* the hull works on one-way constraints only */
+    rc = add_point(h, pt, s->kind == TSYNC__ABOVE ? 1 : -1);
+    if (rc == 0) {
+        if (h->n_above + h->n_below == 1)
+            h->x_first = s->x;
+        h->x_last = s->x;
+    }
+    return rc;
+}
+
+/* ---- the finished piece: estimate and exact range ---------------------------------- */
+
+/* What a hull piece keeps for its range: both hulls and the slope interval. */
+struct hull_range {
+    long double a_lo, a_hi;
+    size_t nl, nu;
+    struct tsync__pt *lower, *upper;  /* one allocation */
+};
+
+/* min_i (y_i + a (X - x_i)) over the lower hull (sign 1), or max_j over the upper
+ * hull (sign -1), relative to the origin. */
+static long double envelope(const struct tsync__pt *v, size_t n, const struct tsync__piece *pc,
+                            long double a, tsync_time x, int sign)
+{
+    long double best = sign > 0 ? INFINITY : -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        long double val = (long double)((i128)v[i].y - pc->y0) +
+                          a * (long double)((i128)x - v[i].x);
+        if (sign > 0 ? val < best : val > best)
+            best = val;
+    }
+    return best;
+}
+
+static long double clampl(long double a, long double lo, long double hi)
+{
+    return a < lo ? lo : a > hi ? hi : a;
+}
+
+/* The slope of the hull edge over x, clamped to [a_lo, a_hi]; outside the hull the
+ * end of the interval that the envelope's slope points to (`out_left`, `out_right`). */
+static long double edge_slope(const struct tsync__pt *v, size_t n, tsync_time x,
+                              const struct hull_range *r, long double out_left,
+                              long double out_right)
+{
+    size_t lo = 0, hi = n;
+    if (x < v[0].x)
+        return out_left;
+    if (x >= v[n - 1].x)
+        return n >= 2 && x == v[n - 1].x ? clampl(slope(v[n - 2], v[n - 1]), r->a_lo, r->a_hi)
+                                         : out_right;
+    while (lo + 1 < hi) {               /* last vertex with x_k <= x */
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].x <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return clampl(slope(v[lo], v[lo + 1]), r->a_lo, r->a_hi);
+}
+
+static void hull_range(const struct tsync__piece *pc, tsync_time x, long double *lo,
+                       long double *hi)
+{
+    const struct hull_range *r = pc->data;
+    long double c[3];
+    *hi = INFINITY;
+    *lo = -INFINITY;
+    if (r->nl) {
+        /* Concave in a: rises while the touching vertex is left of x. */
+        c[0] = r->a_lo;
+        c[1] = r->a_hi;
+        c[2] = edge_slope(r->lower, r->nl, x, r, r->a_lo, r->a_hi);
+        *hi = -INFINITY;
+        for (int k = 0; k < 3; k++) {
+            long double v = envelope(r->lower, r->nl, pc, c[k], x, 1);
+            if (v > *hi)
+                *hi = v;
+        }
+    }
+    if (r->nu) {
+        c[0] = r->a_lo;
+        c[1] = r->a_hi;
+        c[2] = edge_slope(r->upper, r->nu, x, r, r->a_hi, r->a_lo);
+        *lo = INFINITY;
+        for (int k = 0; k < 3; k++) {
+            long double v = envelope(r->upper, r->nu, pc, c[k], x, -1);
+            if (v < *lo)
+                *lo = v;
+        }
+    }
+}
+
+/* The middle of the feasible offsets for slope a (relative to the origin): both
+ * hulls give b in [L(a), U(a)], with U(a) = min_i (y_i - a x_i) and L(a) the max over
+ * the upper hull; one side only gives that side. */
+static long double mid_offset(const struct hull_range *r, const struct tsync__piece *pc,
+                              long double a)
+{
+    long double u = r->nl ? envelope(r->lower, r->nl, pc, a, pc->x0, 1) : INFINITY;
+    long double l = r->nu ? envelope(r->upper, r->nu, pc, a, pc->x0, -1) : -INFINITY;
+    if (!r->nl)
+        return l;
+    if (!r->nu)
+        return u;
+    return (u + l) / 2;
+}
+
+int tsync__hull_lines(const struct tsync__piece *p, long double *a_lo, long double *b_lo,
+                      long double *a_hi, long double *b_hi)
+{
+    const struct hull_range *r = p->data;
+    if (p->range != hull_range)
+        return -1;
+    *a_lo = r->a_lo;
+    *a_hi = r->a_hi;
+    *b_lo = mid_offset(r, p, r->a_lo);
+    *b_hi = mid_offset(r, p, r->a_hi);
+    return 0;
+}
+
+static int hull_finish(void *state, struct tsync__pieces *out)
+{
+    struct hull *h = state;
+    struct tsync__piece pc;
+    struct hull_range *r;
+    long double a_min = h->has_min ? slope(h->min_l, h->min_r) : -INFINITY;
+    long double a_max = h->has_max ? slope(h->max_l, h->max_r) : INFINITY;
+    long double lo0, hi0, lo1, hi1;
+
+    if (h->n_above + h->n_below == 0)
+        return 0;
+    r = malloc(sizeof(*r) + (h->lower.n + h->upper.n) * sizeof(struct tsync__pt));
+    if (!r)
+        return TSYNC_ENOMEM;
+    r->nl = h->lower.n;
+    r->nu = h->upper.n;
+    r->lower = (struct tsync__pt *)(r + 1);
+    r->upper = r->lower + r->nl;
+    if (r->nl)
+        memcpy(r->lower, h->lower.v, r->nl * sizeof(struct tsync__pt));
+    if (r->nu)
+        memcpy(r->upper, h->upper.v, r->nu * sizeof(struct tsync__pt));
+
+    /* The slope interval: the data's, within 1 +- max_drift where they leave it open
+     * or are looser. When the data insist on more drift than that, theirs, open
+     * ends limited to 2 max_drift beyond the closed one. */
+    r->a_lo = a_min > 1 - h->p.max_drift ? a_min : 1 - h->p.max_drift;
+    r->a_hi = a_max < 1 + h->p.max_drift ? a_max : 1 + h->p.max_drift;
+    if (r->a_lo > r->a_hi) {
+        if (a_min > 1) {
+            r->a_lo = a_min;
+            r->a_hi = a_max < a_min + 2 * h->p.max_drift ? a_max : a_min + 2 * h->p.max_drift;
+        } else {
+            r->a_hi = a_max;
+            r->a_lo = a_min > a_max - 2 * h->p.max_drift ? a_min : a_max - 2 * h->p.max_drift;
+        }
+    }
+
+    memset(&pc, 0, sizeof(pc));
+    pc.x_first = h->x_first;
+    pc.x_last = h->x_last;
+    pc.x0 = h->p.x0;
+    pc.y0 = h->p.y0;
+    pc.samples = h->n_above + h->n_below;
+    pc.range = hull_range;
+    pc.data = r;
+    if (r->nl && r->nu) {
+        /* Mean of the extreme lines: (a_lo, mid b) and (a_hi, mid b). */
+        pc.kind = TSYNC_BOUND_BOUNDED;
+        pc.a = (r->a_lo + r->a_hi) / 2;
+        pc.b = (mid_offset(r, &pc, r->a_lo) + mid_offset(r, &pc, r->a_hi)) / 2;
+        /* Hull width is convex in x: largest at the ends of the samples. */
+        hull_range(&pc, pc.x_first, &lo0, &hi0);
+        hull_range(&pc, pc.x_last, &lo1, &hi1);
+        pc.error = (double)(hi0 - lo0 > hi1 - lo1 ? hi0 - lo0 : hi1 - lo1);
+    } else {
+        /* One direction only: no drift, the tightest constraint on the line. */
+        pc.kind = TSYNC_BOUND_FALLBACK;
+        pc.a = clampl(1, r->a_lo, r->a_hi);
+        pc.b = mid_offset(r, &pc, pc.a);
+        pc.error = INFINITY;
+    }
+    return tsync__pieces_push(out, &pc);
+}
+
+static void hull_stats(const void *state, struct tsync__est_stats *st)
+{
+    const struct hull *h = state;
+    st->samples += h->n_above + h->n_below;
+    st->hull_points += h->lower.n + h->upper.n;
+}
+
+static void hull_fini(void *state)
+{
+    struct hull *h = state;
+    if (!h)
+        return;
+    free(h->lower.v);
+    free(h->upper.v);
+    free(h);
+}
+
+const struct tsync__estimator tsync__hull_estimator = {
+    "hull", hull_init, hull_add, hull_finish, hull_stats, hull_fini
+};

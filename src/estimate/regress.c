@@ -1,0 +1,289 @@
+/* regress.c - the regression estimator of seed 003 (Jabbarifar et al.): drift and
+ * offset by linear least squares over exchange samples (Eqs. 2 to 8), with the 90 %
+ * confidence interval that drops delayed exchanges (section 12) and segmentation
+ * where one line does not hold (section 13).
+ *
+ * Samples. Each exchange (a message and the answer that follows it, samples.c)
+ * gives the offset D = (T2 - T1 + T3 - T4) / 2 of Eq. 3 at the middle of the round
+ * trip, and the error margin E_ij = (round trip - time spent at the far end) / 2;
+ * measured offsets (ClockOffset records) are samples of the same kind. One-way
+ * constraints are only used when a pair has no exchange at all: the fallback is
+ * then no drift and the tightest constraint on the line.
+ *
+ * The fit. Eqs. 4 and 5 are computed around the mean time (the same line, without
+ * the cancellation of sum(T)^2 against n sum(T^2) at tick magnitudes). The seed
+ * prints the two error formulas with their labels swapped: Eq. 7, given for the
+ * drift, E_r sqrt(sum T^2 / (n sum T^2 - (sum T)^2)), is the standard error of the
+ * intercept D(0), and Eq. 8, given for D(0), E_r sqrt(n / (n sum T^2 - (sum T)^2)),
+ * the standard error of the slope (it alone has the unit of a drift). We use each
+ * for what it measures.
+ *
+ * Bound. Statistical, not guaranteed: at time T, E_r + 3 sqrt(E_r^2 / n + E_X^2
+ * (T - mean)^2), three standard errors of the fitted line (E_X the drift's) plus
+ * the scatter of one sample. Exchanges close together in time leave the drift
+ * open; a fitted drift beyond max_drift is limited to it, with E_X at least
+ * max_drift. The pair's error on the graph is E_r (seed 003, section 10).
+ *
+ * Segmentation, when on: a piece is halved at its middle time when the line over
+ * the whole has a residual more than twice that of either half, each half keeping
+ * at least min_segment and MIN_PIECE samples; the halves are split again the same
+ * way. A drift that changes (temperature, seed 004) bends the offsets, and a line
+ * through a bend shows it in E_r long before the halves do.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimate/estimator.h"
+#include "util/vec.h"
+
+#define Z_ONE_SIDED_90 1.2816L  /* P(Z <= z) = 0.90 */
+#define BAND_SIGMAS 3.0L
+#define SPLIT_RATIO 2.0L
+#define MIN_PIECE 8
+
+struct regress {
+    struct tsync__est_params p;
+    size_t n, cap;
+    struct tsync__sample *v;       /* exchanges, in order of x */
+    long double min_up, max_down;  /* one-way constraints at slope 1, for the fallback */
+    uint64_t n_up, n_down, dropped;
+    tsync_time x_first, x_last;
+};
+
+void tsync__regress_fit(struct tsync__regress_fit *f, const struct tsync__sample *v, size_t n,
+                        tsync_time x0, tsync_time y0)
+{
+    long double st = 0, sd = 0, std = 0, t2 = 0, res = 0, maxerr = 0;
+    memset(f, 0, sizeof(*f));
+    f->n = n;
+    for (size_t k = 0; k < n; k++) {
+        long double t = (long double)(v[k].x - x0);
+        st += t;
+        sd += (long double)(v[k].y - y0) - t;
+        if ((long double)v[k].err > maxerr)
+            maxerr = (long double)v[k].err;
+    }
+    f->t_mean = st / (long double)n;
+    sd /= (long double)n;           /* mean D */
+    for (size_t k = 0; k < n; k++) {
+        long double t = (long double)(v[k].x - x0), dt = t - f->t_mean;
+        long double d = (long double)(v[k].y - y0) - t;
+        f->stt += dt * dt;
+        std += dt * (d - sd);
+        t2 += t * t;
+    }
+    if (f->stt > 0)
+        f->drift = std / f->stt;                     /* Eq. 4 */
+    f->offset = sd - f->drift * f->t_mean;           /* Eq. 5 */
+    for (size_t k = 0; k < n; k++) {
+        long double t = (long double)(v[k].x - x0);
+        long double r = (long double)(v[k].y - y0) - t - (f->drift * t + f->offset);
+        res += r * r;
+    }
+    f->er = n >= 3 ? sqrtl(res / (long double)(n - 2)) : maxerr;       /* Eq. 6 */
+    if (f->stt > 0) {
+        /* n sum T^2 - (sum T)^2 = n stt */
+        f->err_drift = f->er / sqrtl(f->stt);                           /* Eq. 8 */
+        f->err_offset = f->er * sqrtl(t2 / ((long double)n * f->stt));  /* Eq. 7 */
+    } else {
+        f->err_offset = f->er / sqrtl((long double)n);
+    }
+}
+
+size_t tsync__regress_drop_delayed(struct tsync__sample *v, size_t n)
+{
+    long double sum = 0, sum2 = 0, mean, sd, limit;
+    size_t m = 0, kept = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (v[k].measured)
+            continue;
+        sum += (long double)v[k].err;
+        m++;
+    }
+    if (m < 3)
+        return n;
+    mean = sum / (long double)m;
+    for (size_t k = 0; k < n; k++)
+        if (!v[k].measured)
+            sum2 += ((long double)v[k].err - mean) * ((long double)v[k].err - mean);
+    sd = sqrtl(sum2 / (long double)(m - 1));
+    limit = mean + Z_ONE_SIDED_90 * sd;
+    for (size_t k = 0; k < n; k++)
+        if (v[k].measured || (long double)v[k].err <= limit)
+            v[kept++] = v[k];
+    return kept;
+}
+
+/* ---- pieces ---------------------------------------------------------------------- */
+
+static void band_range(const struct tsync__piece *pc, tsync_time x, long double *lo,
+                       long double *hi)
+{
+    const struct tsync__regress_fit *f = pc->data;
+    long double t = (long double)(x - pc->x0), dt = t - f->t_mean;
+    long double band = f->er + BAND_SIGMAS * sqrtl(f->er * f->er / (long double)f->n +
+                                                    f->err_drift * f->err_drift * dt * dt);
+    long double est = pc->b + pc->a * t;
+    if (band < 1)
+        band = 1;                   /* a perfect fit still has its ticks */
+    *lo = est - band;
+    *hi = est + band;
+}
+
+static void open_range(const struct tsync__piece *pc, tsync_time x, long double *lo,
+                       long double *hi)
+{
+    (void)pc;
+    (void)x;
+    *lo = -INFINITY;
+    *hi = INFINITY;
+}
+
+/* Fits v[lo, hi) into one piece. */
+static int push_fit(struct regress *r, size_t lo, size_t hi, struct tsync__pieces *out)
+{
+    struct tsync__piece pc;
+    struct tsync__regress_fit *f = malloc(sizeof(*f));
+    if (!f)
+        return TSYNC_ENOMEM;
+    tsync__regress_fit(f, r->v + lo, hi - lo, r->p.x0, r->p.y0);
+    memset(&pc, 0, sizeof(pc));
+    pc.x_first = r->v[lo].x;
+    pc.x_last = r->v[hi - 1].x;
+    pc.x0 = r->p.x0;
+    pc.y0 = r->p.y0;
+    /* Samples close together in time say little about the drift: beyond max_drift
+     * (or with all samples at one time) the drift is limited to it and counted as
+     * that uncertain, the line kept through the samples' centre. */
+    if (f->stt == 0 || fabsl(f->drift) > (long double)r->p.max_drift) {
+        long double d = f->stt == 0 ? 0 : f->drift > 0 ? r->p.max_drift : -r->p.max_drift;
+        f->offset += (f->drift - d) * f->t_mean;
+        f->drift = d;
+        if (f->err_drift < (long double)r->p.max_drift)
+            f->err_drift = r->p.max_drift;
+    }
+    pc.a = 1 + f->drift;
+    pc.b = f->offset;
+    pc.kind = TSYNC_BOUND_BOUNDED;
+    pc.samples = hi - lo;
+    pc.error = (double)f->er;
+    pc.range = band_range;
+    pc.data = f;
+    return tsync__pieces_push(out, &pc);
+}
+
+static long double residual(const struct regress *r, size_t lo, size_t hi)
+{
+    struct tsync__regress_fit f;
+    tsync__regress_fit(&f, r->v + lo, hi - lo, r->p.x0, r->p.y0);
+    return f.er;
+}
+
+/* Emits v[lo, hi) as one piece, or as two halves split further, when the line
+ * over the whole fails and the halves hold. */
+static int emit(struct regress *r, size_t lo, size_t hi, struct tsync__pieces *out)
+{
+    if (r->p.segment && hi - lo >= 2 * MIN_PIECE) {
+        tsync_time mid = r->v[lo].x + (r->v[hi - 1].x - r->v[lo].x) / 2;
+        size_t m = lo;
+        while (m < hi && r->v[m].x <= mid)
+            m++;
+        if (m - lo >= MIN_PIECE && hi - m >= MIN_PIECE &&
+            r->v[m - 1].x - r->v[lo].x >= r->p.min_segment &&
+            r->v[hi - 1].x - r->v[m].x >= r->p.min_segment) {
+            long double whole = residual(r, lo, hi), left = residual(r, lo, m);
+            long double right = residual(r, m, hi);
+            if (whole > SPLIT_RATIO * (left > right ? left : right)) {
+                int rc = emit(r, lo, m, out);
+                return rc ? rc : emit(r, m, hi, out);
+            }
+        }
+    }
+    return push_fit(r, lo, hi, out);
+}
+
+/* No exchange: no drift, and the tightest one-way constraint on the line (the
+ * middle when both directions bound it). No two-sided bound. */
+static int push_fallback(struct regress *r, struct tsync__pieces *out)
+{
+    struct tsync__piece pc;
+    memset(&pc, 0, sizeof(pc));
+    pc.x_first = r->x_first;
+    pc.x_last = r->x_last;
+    pc.x0 = r->p.x0;
+    pc.y0 = r->p.y0;
+    pc.a = 1;
+    pc.b = !r->n_down ? r->min_up : !r->n_up ? r->max_down : (r->min_up + r->max_down) / 2;
+    pc.kind = TSYNC_BOUND_FALLBACK;
+    pc.samples = r->n_up + r->n_down;
+    pc.error = INFINITY;
+    pc.range = open_range;
+    return tsync__pieces_push(out, &pc);
+}
+
+static int regress_init(void **state, const struct tsync__est_params *p)
+{
+    struct regress *r = calloc(1, sizeof(*r));
+    if (!r)
+        return TSYNC_ENOMEM;
+    r->p = *p;
+    r->min_up = INFINITY;
+    r->max_down = -INFINITY;
+    *state = r;
+    return 0;
+}
+
+static int regress_add(void *state, const struct tsync__sample *s)
+{
+    struct regress *r = state;
+    long double d = (long double)(s->y - r->p.y0) - (long double)(s->x - r->p.x0);
+    if (r->n + r->n_up + r->n_down == 0)
+        r->x_first = s->x;
+    r->x_last = s->x;
+    if (s->kind == TSYNC__ABOVE) {
+        r->n_up++;
+        if (d < r->min_up)
+            r->min_up = d;
+        return 0;
+    }
+    if (s->kind == TSYNC__BELOW) {
+        r->n_down++;
+        if (d > r->max_down)
+            r->max_down = d;
+        return 0;
+    }
+    return TSYNC_PUSH(r->v, r->n, r->cap, *s) ? TSYNC_ENOMEM : 0;
+}
+
+static int regress_finish(void *state, struct tsync__pieces *out)
+{
+    struct regress *r = state;
+    size_t kept;
+    if (r->n == 0)
+        return r->n_up + r->n_down ? push_fallback(r, out) : 0;
+    kept = tsync__regress_drop_delayed(r->v, r->n);
+    r->dropped += r->n - kept;
+    r->n = kept;
+    return emit(r, 0, r->n, out);
+}
+
+static void regress_stats(const void *state, struct tsync__est_stats *st)
+{
+    const struct regress *r = state;
+    st->samples += r->n ? r->n : r->n_up + r->n_down;
+    st->dropped += r->dropped;
+}
+
+static void regress_fini(void *state)
+{
+    struct regress *r = state;
+    if (!r)
+        return;
+    free(r->v);
+    free(r);
+}
+
+const struct tsync__estimator tsync__regress_estimator = {
+    "regression", regress_init, regress_add, regress_finish, regress_stats, regress_fini
+};

@@ -1,0 +1,400 @@
+/* samples.c - the samples of every pair of clock domains: one-way constraints from
+ * each message, exchange samples (seed 003, Eq. 3) from each message and its
+ * answer, and ClockOffset records as measured samples.
+ *
+ * A pair {lo, hi} (lo < hi) is seen on the plane x = lo's clock, y = hi's clock
+ * (estimator.h). With mu the minimum latency of the message (intra-node when both
+ * locations are on one node, as in check):
+ *
+ *   lo -> hi, sent at s (lo's clock), received at r (hi's)    ABOVE (s, r - mu)
+ *   hi -> lo, sent at s (hi's clock), received at r (lo's)    BELOW (r - mu, s)
+ *
+ * Exchanges are formed per pair of locations, as a ping-pong: a message i -> j
+ * received at T2 and the next message j -> i that j sends at T3 >= T2, before it
+ * receives anything else from i. Each message serves at most once as a ping and
+ * once as an answer. The sample is the middle of the round trip on both clocks,
+ * ((T1 + T4) / 2 on i's, (T2 + T3) / 2 on j's), which is Eq. 3's offset at that
+ * time, and its error margin E_ij = ((T4 - T1) - (T3 - T2)) / 2.
+ *
+ * A ClockOffset record (OTF2; Score-P measures it against rank 0) says that at
+ * local time T the master's clock read T + offset. It becomes an exchange with the
+ * error margin 3 stddev, and for the hull the two one-way constraints that margin
+ * gives: the line passes within it. Score-P writes stddev 0 although a ping-pong
+ * is only good to half a round trip; a stddev of 0 is taken as 10 inter-node
+ * minimum latencies (10 us by default).
+ *
+ * Messages inside one domain give no sample: they check the grouping. With one
+ * clock, a receive cannot come before its send; EZTrace's ranks of one node, each
+ * with its own clock origin, arrive up to tens of milliseconds "early".
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimate/samples.h"
+#include "util/vec.h"
+
+#define CONTRADICTION_FACTOR 10   /* x the larger minimum latency: no shared clock */
+#define UNKNOWN_STDDEV_LATENCIES 10
+
+void tsync__pair_samples_free(struct tsync__pair_samples *s)
+{
+    free(s->above);
+    free(s->below);
+    free(s->exch);
+    memset(s, 0, sizeof(*s));
+}
+
+/* ---- sorting ------------------------------------------------------------------------ */
+
+static int pt_cmp(const void *pa, const void *pb)
+{
+    const struct tsync__pt *a = pa, *b = pb;
+    return a->x < b->x ? -1 : a->x > b->x;
+}
+
+static int sample_cmp(const void *pa, const void *pb)
+{
+    const struct tsync__sample *a = pa, *b = pb;
+    return a->x < b->x ? -1 : a->x > b->x;
+}
+
+#define RADIX_BITS 11
+#define RADIX (1u << RADIX_BITS)
+
+int tsync__sort_points(struct tsync__pt *v, size_t n)
+{
+    struct tsync__pt *tmp, *src = v, *dst;
+    size_t *count;
+    tsync_time lo = n ? v[0].x : 0, hi = lo;
+    uint64_t span;
+    int sorted = 1;
+
+    for (size_t i = 1; i < n; i++) {
+        if (v[i].x < v[i - 1].x)
+            sorted = 0;
+        if (v[i].x < lo)
+            lo = v[i].x;
+        if (v[i].x > hi)
+            hi = v[i].x;
+    }
+    if (sorted)
+        return 0;
+    if (n < 4096) {
+        qsort(v, n, sizeof(*v), pt_cmp);  /* equal x need no order */
+        return 0;
+    }
+    /* LSD radix sort on x - lo, only over the digits the keys use. */
+    tmp = malloc(n * sizeof(*tmp));
+    count = malloc(RADIX * sizeof(*count));
+    if (!tmp || !count) {
+        free(tmp);
+        free(count);
+        return TSYNC_ENOMEM;
+    }
+    dst = tmp;
+    span = (uint64_t)hi - (uint64_t)lo;
+    for (unsigned shift = 0; shift < 64 && (span >> shift) != 0; shift += RADIX_BITS) {
+        size_t sum = 0;
+        memset(count, 0, RADIX * sizeof(*count));
+        for (size_t i = 0; i < n; i++)
+            count[(((uint64_t)src[i].x - (uint64_t)lo) >> shift) & (RADIX - 1)]++;
+        for (size_t d = 0; d < RADIX; d++) {
+            size_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            dst[count[(((uint64_t)src[i].x - (uint64_t)lo) >> shift) & (RADIX - 1)]++] = src[i];
+        src = dst;
+        dst = dst == tmp ? v : tmp;
+    }
+    if (src != v)
+        memcpy(v, src, n * sizeof(*v));
+    free(tmp);
+    free(count);
+    return 0;
+}
+
+static int sort_pair(struct tsync__pair_samples *s)
+{
+    if (tsync__sort_points(s->above, s->n_above) || tsync__sort_points(s->below, s->n_below))
+        return TSYNC_ENOMEM;
+    if (s->n_exch > 1)
+        qsort(s->exch, s->n_exch, sizeof(*s->exch), sample_cmp);
+    return 0;
+}
+
+int tsync__pair_samples_reflect(struct tsync__pair_samples *out,
+                                const struct tsync__pair_samples *in)
+{
+    memset(out, 0, sizeof(*out));
+    out->n_above = out->cap_above = in->n_below;
+    out->n_below = out->cap_below = in->n_above;
+    out->n_exch = out->cap_exch = in->n_exch;
+    out->above = malloc((in->n_below ? in->n_below : 1) * sizeof(*out->above));
+    out->below = malloc((in->n_above ? in->n_above : 1) * sizeof(*out->below));
+    out->exch = malloc((in->n_exch ? in->n_exch : 1) * sizeof(*out->exch));
+    if (!out->above || !out->below || !out->exch) {
+        tsync__pair_samples_free(out);
+        return TSYNC_ENOMEM;
+    }
+    for (size_t i = 0; i < in->n_below; i++)
+        out->above[i] = (struct tsync__pt){ in->below[i].y, in->below[i].x };
+    for (size_t i = 0; i < in->n_above; i++)
+        out->below[i] = (struct tsync__pt){ in->above[i].y, in->above[i].x };
+    for (size_t i = 0; i < in->n_exch; i++) {
+        out->exch[i] = in->exch[i];
+        out->exch[i].x = in->exch[i].y;
+        out->exch[i].y = in->exch[i].x;
+    }
+    if (sort_pair(out)) {
+        tsync__pair_samples_free(out);
+        return TSYNC_ENOMEM;
+    }
+    return 0;
+}
+
+/* ---- collecting ---------------------------------------------------------------------- */
+
+struct collector {
+    struct tsync__graph *g;
+    const struct tsync_trace *t;
+    const struct tsync__sample_opts *o;
+    uint32_t last_a, last_b;     /* the pair of the last sample, and its edge */
+    size_t last_edge;
+};
+
+/* The edge of domains a != b, remembering the last one asked for. */
+static int edge_of(struct collector *c, uint32_t a, uint32_t b, struct tsync__edge **e)
+{
+    if (a != c->last_a || b != c->last_b) {
+        int rc = tsync__graph_edge(c->g, a, b, &c->last_edge);
+        if (rc)
+            return rc;
+        c->last_a = a;
+        c->last_b = b;
+    }
+    *e = &c->g->e[c->last_edge];
+    return 0;
+}
+
+static int push_pt(struct tsync__pt **v, size_t *n, size_t *cap, tsync_time x, tsync_time y)
+{
+    struct tsync__pt p = { x, y };
+    return TSYNC_PUSH(*v, *n, *cap, p) ? TSYNC_ENOMEM : 0;
+}
+
+static int64_t mu_between(const struct collector *c, tsync_loc a, tsync_loc b)
+{
+    const struct tsync_location *L = c->t->locations;
+    return L[a].node == L[b].node ? c->o->mu_intra : c->o->mu_inter;
+}
+
+/* One message: a one-way constraint, or a check of its domain. */
+static int add_message(struct collector *c, const struct tsync_message *m,
+                       struct tsync__intra *intra)
+{
+    const struct tsync_location *L = c->t->locations;
+    uint32_t ds = L[m->send_loc].domain, dr = L[m->recv_loc].domain;
+    tsync_time ts = L[m->send_loc].time[m->send_idx], tr = L[m->recv_loc].time[m->recv_idx];
+    int64_t mu = mu_between(c, m->send_loc, m->recv_loc);
+    struct tsync__edge *e;
+    int rc;
+
+    if (ds == dr) {
+        int64_t lim = CONTRADICTION_FACTOR * (c->o->mu_intra > c->o->mu_inter ? c->o->mu_intra
+                                                                             : c->o->mu_inter);
+        intra->messages++;
+        if (ts > tr) {
+            intra->reversed++;
+            if (ts - tr > lim)
+                intra->contradicting++;
+            if (ts - tr > intra->max_reversal) {
+                intra->max_reversal = ts - tr;
+                intra->worst_domain = ds;
+            }
+        }
+        return 0;
+    }
+    if ((rc = edge_of(c, ds, dr, &e)))
+        return rc;
+    e->messages++;
+    if (ds < dr)
+        return push_pt(&e->s.above, &e->s.n_above, &e->s.cap_above, ts, tr - mu);
+    return push_pt(&e->s.below, &e->s.n_below, &e->s.cap_below, tr - mu, ts);
+}
+
+/* One ClockOffset record: two one-way constraints (and an exchange) around the
+ * measured point. */
+static int add_offset(struct collector *c, const struct tsync_clock_offset *r, uint32_t master)
+{
+    uint32_t d = c->t->locations[r->loc].domain;
+    tsync_time global = r->time + r->offset, x, y;
+    int64_t err = r->stddev > 0 ? (int64_t)ceil(3 * r->stddev)
+                                : UNKNOWN_STDDEV_LATENCIES * c->o->mu_inter;
+    struct tsync__edge *e;
+    int rc;
+    if (d == master)
+        return 0;
+    if (err < 1)
+        err = 1;
+    if ((rc = edge_of(c, d, master, &e)))
+        return rc;
+    x = d < master ? r->time : global;
+    y = d < master ? global : r->time;
+    e->offsets++;
+    if ((rc = push_pt(&e->s.above, &e->s.n_above, &e->s.cap_above, x, y + err)) ||
+        (rc = push_pt(&e->s.below, &e->s.n_below, &e->s.cap_below, x, y - err)))
+        return rc;
+    if (c->o->exchanges) {
+        struct tsync__sample s = { x, y, err, TSYNC__EXCHANGE, 1 };
+        if (TSYNC_PUSH(e->s.exch, e->s.n_exch, e->s.cap_exch, s))
+            return TSYNC_ENOMEM;
+    }
+    return 0;
+}
+
+/* ---- exchanges -------------------------------------------------------------------------- */
+
+/* A message between two locations of different domains, for pairing: loc a < loc b. */
+struct hop {
+    tsync_loc a, b;
+    uint8_t a_to_b;
+    tsync_time send, recv;
+};
+
+static int hop_cmp(const void *pa, const void *pb)
+{
+    const struct hop *x = pa, *y = pb;
+    if (x->a != y->a)
+        return x->a < y->a ? -1 : 1;
+    return x->b < y->b ? -1 : x->b > y->b;
+}
+
+/* An event on the answering location: a ping arriving, or an answer leaving. */
+struct beat {
+    tsync_time t;
+    uint8_t is_ping;
+    const struct hop *h;
+};
+
+static int beat_cmp(const void *pa, const void *pb)
+{
+    const struct beat *x = pa, *y = pb;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (int)y->is_ping - (int)x->is_ping;   /* a ping arrives before its answer leaves */
+}
+
+/* The exchange of ping p (i -> j) and answer q (j -> i); i is location `pinger`. */
+static int add_exchange(struct collector *c, tsync_loc pinger, const struct hop *p,
+                        const struct hop *q)
+{
+    const struct tsync_location *L = c->t->locations;
+    tsync_time t1 = p->send, t2 = p->recv, t3 = q->send, t4 = q->recv;
+    uint32_t di = L[pinger].domain, dj = L[pinger == p->a ? p->b : p->a].domain;
+    struct tsync__sample s;
+    struct tsync__edge *e;
+    int rc;
+    if (t4 < t1 || t3 < t2)
+        return 0;
+    tsync_time mi = t1 + (t4 - t1) / 2, mj = t2 + (t3 - t2) / 2;
+    if ((rc = edge_of(c, di, dj, &e)))
+        return rc;
+    s.x = di < dj ? mi : mj;
+    s.y = di < dj ? mj : mi;
+    s.err = ((t4 - t1) - (t3 - t2)) / 2;                    /* E_ij */
+    s.kind = TSYNC__EXCHANGE;
+    s.measured = 0;
+    return TSYNC_PUSH(e->s.exch, e->s.n_exch, e->s.cap_exch, s) ? TSYNC_ENOMEM : 0;
+}
+
+/* Pings from `pinger` answered by the other location of the group h[0, n). */
+static int pair_up(struct collector *c, const struct hop *h, size_t n, tsync_loc pinger,
+                   struct beat *beats)
+{
+    const struct hop *pending = NULL;
+    size_t nb = 0;
+    for (size_t k = 0; k < n; k++) {
+        int from_pinger = (h[k].a_to_b != 0) == (h[k].a == pinger);
+        beats[nb].h = &h[k];
+        beats[nb].is_ping = (uint8_t)from_pinger;
+        beats[nb].t = from_pinger ? h[k].recv : h[k].send;  /* both on the answerer's clock */
+        nb++;
+    }
+    qsort(beats, nb, sizeof(*beats), beat_cmp);
+    for (size_t k = 0; k < nb; k++) {
+        if (beats[k].is_ping) {
+            pending = beats[k].h;
+        } else if (pending) {
+            int rc = add_exchange(c, pinger, pending, beats[k].h);
+            if (rc)
+                return rc;
+            pending = NULL;
+        }
+    }
+    return 0;
+}
+
+static int collect_exchanges(struct collector *c)
+{
+    const struct tsync_trace *t = c->t;
+    struct hop *hops = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*hops));
+    struct beat *beats = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*beats));
+    size_t n = 0;
+    int rc = 0;
+    if (!hops || !beats) {
+        rc = TSYNC_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < t->n_messages; i++) {
+        const struct tsync_message *m = &t->messages[i];
+        const struct tsync_location *L = t->locations;
+        if (L[m->send_loc].domain == L[m->recv_loc].domain)
+            continue;
+        hops[n].a = m->send_loc < m->recv_loc ? m->send_loc : m->recv_loc;
+        hops[n].b = m->send_loc < m->recv_loc ? m->recv_loc : m->send_loc;
+        hops[n].a_to_b = m->send_loc < m->recv_loc;
+        hops[n].send = L[m->send_loc].time[m->send_idx];
+        hops[n].recv = L[m->recv_loc].time[m->recv_idx];
+        n++;
+    }
+    qsort(hops, n, sizeof(*hops), hop_cmp);
+    for (size_t i = 0; i < n && rc == 0;) {
+        size_t j = i;
+        while (j < n && hops[j].a == hops[i].a && hops[j].b == hops[i].b)
+            j++;
+        if ((rc = pair_up(c, hops + i, j - i, hops[i].a, beats)) == 0)
+            rc = pair_up(c, hops + i, j - i, hops[i].b, beats);
+        i = j;
+    }
+out:
+    free(hops);
+    free(beats);
+    return rc;
+}
+
+int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
+                           const struct tsync__sample_opts *o, struct tsync__intra *intra)
+{
+    struct collector c = { g, t, o, TSYNC__NONE, TSYNC__NONE, 0 };
+    int rc;
+    memset(intra, 0, sizeof(*intra));
+    for (size_t i = 0; i < t->n_messages; i++)
+        if ((rc = add_message(&c, &t->messages[i], intra)))
+            return rc;
+    if (o->offsets && t->n_ranks > 0 && t->rank_loc && t->rank_loc[0] < t->n_locations) {
+        uint32_t master = t->locations[t->rank_loc[0]].domain;
+        for (size_t i = 0; i < t->n_offsets; i++)
+            if (t->offsets[i].loc < t->n_locations &&
+                (rc = add_offset(&c, &t->offsets[i], master)))
+                return rc;
+    }
+    if (o->exchanges && (rc = collect_exchanges(&c)))
+        return rc;
+    for (size_t i = 0; i < g->n_edges; i++)
+        if ((rc = sort_pair(&g->e[i].s)))
+            return rc;
+    return 0;
+}

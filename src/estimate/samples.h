@@ -1,0 +1,38 @@
+/* samples.h (internal) - from a trace's messages and ClockOffset records to the
+ * samples of every pair of clock domains (see samples.c). */
+#ifndef TSYNC_ESTIMATE_SAMPLES_H
+#define TSYNC_ESTIMATE_SAMPLES_H
+
+#include "graph/graph.h"
+#include "trace/trace.h"
+
+struct tsync__sample_opts {
+    int64_t mu_intra, mu_inter;  /* minimum latencies, ticks */
+    int exchanges;               /* also build exchange samples (the regression needs them) */
+    int offsets;                 /* ClockOffset records as samples */
+};
+
+/* Messages between two locations of one clock domain: they say whether the
+ * locations really share a clock. */
+struct tsync__intra {
+    uint64_t messages, reversed, contradicting;
+    int64_t max_reversal;        /* ticks */
+    uint32_t worst_domain;
+};
+
+/* Adds every sample of the trace to the edges of g (created as needed), each
+ * kind sorted by x. 0 or TSYNC_ENOMEM. */
+int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
+                           const struct tsync__sample_opts *o, struct tsync__intra *intra);
+
+/* The same samples seen from the other domain: x and y swapped, ABOVE and BELOW
+ * exchanged, sorted again. 0 or TSYNC_ENOMEM. */
+int tsync__pair_samples_reflect(struct tsync__pair_samples *out,
+                                const struct tsync__pair_samples *in);
+
+void tsync__pair_samples_free(struct tsync__pair_samples *s);
+
+/* Sorts points by x (stable, radix for large inputs). 0 or TSYNC_ENOMEM. */
+int tsync__sort_points(struct tsync__pt *v, size_t n);
+
+#endif

@@ -1,0 +1,242 @@
+/* segment.c - segmentation: runs a pairwise estimator over a pair's samples,
+ * starts a new piece where the linear model fails, and joins the pieces into one
+ * continuous, monotone function with a bound at every point.
+ *
+ * Where to split. Clock drift changes with temperature (seed 004); over a long
+ * enough interval no line fits the samples. The hull says so exactly: a sample
+ * that no line through the others can pass (the hulls cross) ends the piece, and
+ * the next piece starts with it. That is the data's own segmentation, never a
+ * silent fallback. A piece shorter than min_segment is not ended: a sample that
+ * contradicts it is dropped and counted (faster than the minimum latency, or a
+ * clock that jumped), and the caller warns. The regression splits where its
+ * residuals say a line fails (regress.c).
+ *
+ * Joining. Each piece's estimate holds over its samples, [x_first, x_last]; across
+ * the gap to the next piece a straight line joins the two estimates, so the map has
+ * no jump; the first and last piece extend to the ends of the range asked for. A
+ * joint that would go backward (the next piece starting lower than the previous one
+ * ends) is raised to keep the map monotone; its bound accounts for that.
+ *
+ * Bounds. The true value at a point lies in the range of the piece that holds
+ * there; at a joint, in that of one of the two pieces. The bound of a point is the
+ * farthest the value there can be from the map under either. Every range is convex
+ * (hull: the upper end convex, the lower concave; regression: a hyperbola), so the
+ * bound between two points is at most the straight line between their bounds,
+ * which is what maps.md's per-point bounds mean.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimate/estimator.h"
+#include "util/vec.h"
+
+const struct tsync__estimator *tsync__estimator_for(enum tsync_estimator which)
+{
+    switch (which) {
+    case TSYNC_ESTIMATOR_HULL: return &tsync__hull_estimator;
+    case TSYNC_ESTIMATOR_REGRESSION: return &tsync__regress_estimator;
+    default: return NULL;
+    }
+}
+
+int tsync__pieces_push(struct tsync__pieces *l, struct tsync__piece *p)
+{
+    if (TSYNC_PUSH(l->v, l->n, l->cap, *p)) {
+        free(p->data);
+        return TSYNC_ENOMEM;
+    }
+    return 0;
+}
+
+void tsync__pieces_free(struct tsync__pieces *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i].data);
+    free(l->v);
+    memset(l, 0, sizeof(*l));
+}
+
+long double tsync__piece_eval(const struct tsync__piece *p, tsync_time x)
+{
+    return p->b + p->a * (long double)(x - p->x0);
+}
+
+long double tsync__piece_bound_at(const struct tsync__piece *p, tsync_time x, long double value)
+{
+    long double lo, hi;
+    p->range(p, x, &lo, &hi);
+    if (!isfinite(lo) || !isfinite(hi))
+        return INFINITY;
+    return hi - value > value - lo ? hi - value : value - lo;
+}
+
+/* ---- the driver ------------------------------------------------------------------- */
+
+/* The three sorted sample lists, read in order of x. */
+struct merge {
+    const struct tsync__pair_samples *s;
+    size_t ia, ib, ie;
+};
+
+/* The next sample in order of x; 0 when none is left. */
+static int next_sample(struct merge *m, struct tsync__sample *out)
+{
+    const struct tsync__pair_samples *s = m->s;
+    tsync_time xa = m->ia < s->n_above ? s->above[m->ia].x : INT64_MAX;
+    tsync_time xb = m->ib < s->n_below ? s->below[m->ib].x : INT64_MAX;
+    tsync_time xe = m->ie < s->n_exch ? s->exch[m->ie].x : INT64_MAX;
+    if (m->ia == s->n_above && m->ib == s->n_below && m->ie == s->n_exch)
+        return 0;
+    memset(out, 0, sizeof(*out));
+    if (m->ie < s->n_exch && xe <= xa && xe <= xb) {
+        *out = s->exch[m->ie++];
+    } else if (m->ia < s->n_above && xa <= xb) {
+        out->x = xa;
+        out->y = s->above[m->ia++].y;
+        out->kind = TSYNC__ABOVE;
+    } else {
+        out->x = xb;
+        out->y = s->below[m->ib++].y;
+        out->kind = TSYNC__BELOW;
+    }
+    return 1;
+}
+
+/* Finishes the current piece into fit->pieces and frees the estimator. */
+static int close_piece(struct tsync__pair_fit *fit, const struct tsync__estimator *est,
+                       void **state)
+{
+    int rc = est->finish(*state, &fit->pieces);
+    est->stats(*state, &fit->stats);
+    est->fini(*state);
+    *state = NULL;
+    return rc;
+}
+
+int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *est,
+                    const struct tsync__est_params *params, const struct tsync__pair_samples *s)
+{
+    struct merge m = { s, 0, 0, 0 };
+    struct tsync__sample smp;
+    void *state = NULL;
+    tsync_time first = 0, last = 0;
+    int rc, any = 0;
+
+    memset(fit, 0, sizeof(*fit));
+    if ((rc = est->init(&state, params)))
+        return rc;
+    while (next_sample(&m, &smp)) {
+        rc = est->add_sample(state, &smp);
+        if (rc == TSYNC__SPLIT) {
+            if (!params->segment || last - first < params->min_segment) {
+                fit->rejected++;
+                continue;
+            }
+            /* The hulls cross: this sample starts a new piece. */
+            if ((rc = close_piece(fit, est, &state)) || (rc = est->init(&state, params)))
+                goto fail;
+            fit->splits++;
+            any = 0;
+            rc = est->add_sample(state, &smp);  /* a fresh piece takes any sample */
+        }
+        if (rc < 0)
+            goto fail;
+        if (!any)
+            first = smp.x;
+        last = smp.x;
+        any = 1;
+    }
+    if ((rc = close_piece(fit, est, &state)))
+        goto fail;
+    return 0;
+fail:
+    if (state)
+        est->fini(state);
+    tsync__pair_fit_free(fit);
+    return rc;
+}
+
+void tsync__pair_fit_free(struct tsync__pair_fit *fit)
+{
+    tsync__pieces_free(&fit->pieces);
+}
+
+/* ---- joining pieces ------------------------------------------------------------------- */
+
+void tsync__pwl_free(struct tsync__pwl *f)
+{
+    free(f->x);
+    free(f->y);
+    free(f->bound);
+    memset(f, 0, sizeof(*f));
+}
+
+int tsync__pwl_alloc(struct tsync__pwl *f, size_t cap)
+{
+    memset(f, 0, sizeof(*f));
+    f->x = malloc(cap * sizeof(*f->x));
+    f->y = malloc(cap * sizeof(*f->y));
+    f->bound = malloc(cap * sizeof(*f->bound));
+    if (!f->x || !f->y || !f->bound) {
+        tsync__pwl_free(f);
+        return TSYNC_ENOMEM;
+    }
+    return 0;
+}
+
+int tsync__pwl_push(struct tsync__pwl *f, tsync_time x, tsync_time y)
+{
+    if (f->n && x <= f->x[f->n - 1])
+        return 0;
+    f->x[f->n] = x;
+    f->y[f->n] = f->n && y < f->y[f->n - 1] ? f->y[f->n - 1] : y;
+    f->n++;
+    return 1;
+}
+
+/* The largest bound the pieces [k0, k1] allow for `value` (absolute ticks) at x. */
+static double joint_bound(const struct tsync__pair_fit *fit, size_t k0, size_t k1, tsync_time x,
+                          long double value)
+{
+    long double b = 0;
+    for (size_t k = k0; k <= k1; k++) {
+        const struct tsync__piece *p = &fit->pieces.v[k];
+        long double bk = tsync__piece_bound_at(p, x, value - (long double)p->y0);
+        if (bk > b)
+            b = bk;
+    }
+    return (double)b;
+}
+
+/* Appends the point (x, value) with the bound of pieces [k0, k1]. */
+static void add_point(struct tsync__pwl *f, const struct tsync__pair_fit *fit, size_t k0,
+                      size_t k1, tsync_time x, long double value)
+{
+    if (tsync__pwl_push(f, x, (tsync_time)llroundl(value)))
+        f->bound[f->n - 1] = joint_bound(fit, k0, k1, x, (long double)f->y[f->n - 1]);
+}
+
+int tsync__pwl_from_fit(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
+                        tsync_time to)
+{
+    const struct tsync__piece *v = fit->pieces.v;
+    size_t np = fit->pieces.n;
+    memset(out, 0, sizeof(*out));
+    if (np == 0)
+        return 0;
+    if (tsync__pwl_alloc(out, 2 * np + 2))
+        return TSYNC_ENOMEM;
+#define AT(k, x) ((long double)v[k].y0 + tsync__piece_eval(&v[k], (x)))
+    if (from < v[0].x_first)
+        add_point(out, fit, 0, 0, from, AT(0, from));
+    for (size_t k = 0; k < np; k++) {
+        /* A piece's first sample shares its joint with the previous piece. */
+        add_point(out, fit, k ? k - 1 : 0, k, v[k].x_first, AT(k, v[k].x_first));
+        add_point(out, fit, k, k + 1 < np ? k + 1 : k, v[k].x_last, AT(k, v[k].x_last));
+    }
+    if (to > v[np - 1].x_last)
+        add_point(out, fit, np - 1, np - 1, to, AT(np - 1, to));
+#undef AT
+    return 0;
+}

@@ -1,0 +1,373 @@
+/* test_hull.c - the convex hull estimator (src/estimate/hull.c) through the segment
+ * driver: the Trace Compass / LTTV cross-check vector, degenerate hulls (one
+ * direction, collinear points, a single message), crossing hulls as the signal to
+ * segment, and random hulls against a brute-force linear program. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "estimate/estimator.h"
+
+#include "est_fixture.h"
+
+/* Parameters for hand-made planes: origin 0, slopes open wide. */
+static struct tsync__est_params params(double max_drift, int segment, int64_t min_segment)
+{
+    struct tsync__est_params p;
+    memset(&p, 0, sizeof(p));
+    p.max_drift = max_drift;
+    p.segment = segment;
+    p.min_segment = min_segment;
+    return p;
+}
+
+/* Fits ABOVE points up[] and BELOW points down[] (each sorted by x). */
+static void fit(struct tsync__pair_fit *f, const struct tsync__pt *up, size_t nu,
+                const struct tsync__pt *down, size_t nd, struct tsync__est_params p)
+{
+    struct tsync__pair_samples s;
+    memset(&s, 0, sizeof(s));
+    s.above = (struct tsync__pt *)up;
+    s.n_above = nu;
+    s.below = (struct tsync__pt *)down;
+    s.n_below = nd;
+    assert_int_equal(tsync__fit_pair(f, &tsync__hull_estimator, &p, &s), 0);
+}
+
+static void assert_near(long double got, long double want, long double tol)
+{
+    if (!(fabsl(got - want) <= tol))
+        fail_msg("%.12Lg is not within %Lg of %.12Lg", got, tol, want);
+}
+
+/* The reference README's vector: 8 messages between clock 0 (x) and clock 1 (y),
+ * with clock 1 = a clock 0 + b. Messages 0 -> 1 are ABOVE (send, receive), 1 -> 0
+ * BELOW (receive, send). */
+static const struct tsync__pt VEC_UP[] = { { 1, 3 }, { 3, 5 }, { 4, 8 }, { 6, 7 } };
+static const struct tsync__pt VEC_DOWN[] = { { 1, 1 }, { 3, 2 }, { 5, 4 }, { 6, 4 } };
+
+static void test_cross_check_vector(void **state)
+{
+    struct tsync__pair_fit f;
+    long double a_lo, b_lo, a_hi, b_hi, a_bis, b_bis, t1, t2, xs, ys, lo, hi;
+    (void)state;
+    fit(&f, VEC_UP, 4, VEC_DOWN, 4, params(10, 1, 0));
+    assert_int_equal(f.pieces.n, 1);
+    assert_int_equal(f.pieces.v[0].kind, TSYNC_BOUND_BOUNDED);
+    assert_int_equal(f.stats.samples, 8);
+    assert_int_equal(tsync__hull_lines(&f.pieces.v[0], &a_lo, &b_lo, &a_hi, &b_hi), 0);
+    /* Trace Compass and LTTV: a in [0.25, 1.2], b in [-0.2, 2.75]. */
+    assert_near(a_lo, 0.25L, 1e-15L);
+    assert_near(b_lo, 2.75L, 1e-15L);
+    assert_near(a_hi, 1.2L, 1e-15L);
+    assert_near(b_hi, -0.2L, 1e-15L);
+    /* We report the mean, as Trace Compass does: a = 0.725, b = 1.275. */
+    assert_near(f.pieces.v[0].a, 0.725L, 1e-15L);
+    assert_near(f.pieces.v[0].b, 1.275L, 1e-15L);
+    /* LTTV's Duda bisector of the same two lines: a ~ 0.6277, b ~ 1.577; inverted,
+     * clock 0 = 1.5932 clock 1 - 2.5128. */
+    t1 = atanl(a_lo);
+    t2 = atanl(a_hi);
+    a_bis = tanl((t1 + t2) / 2);
+    xs = (b_hi - b_lo) / (a_lo - a_hi);
+    ys = a_lo * xs + b_lo;
+    b_bis = ys - a_bis * xs;
+    assert_near(a_bis, 0.6277L, 5e-5L);
+    assert_near(b_bis, 1.577L, 5e-4L);
+    assert_near(1 / a_bis, 1.5932L, 5e-4L);
+    assert_near(-b_bis / a_bis, -2.5128L, 5e-4L);
+    /* The exact range at x = 2 (between the messages): the lower hull of the ABOVE
+     * points is (1, 3) - (6, 7), slope 0.8 inside [0.25, 1.2], so hi = 3.8; the upper
+     * hull of the BELOW points (1, 1) - (5, 4), slope 0.75: lo = 1.75. */
+    f.pieces.v[0].range(&f.pieces.v[0], 2, &lo, &hi);
+    assert_near(hi, 3.8L, 1e-15L);
+    assert_near(lo, 1.75L, 1e-15L);
+    /* Far right the extreme lines bound it: at x = 100, 1.2 * 100 - 0.2 and 25 + 2.75. */
+    f.pieces.v[0].range(&f.pieces.v[0], 100, &lo, &hi);
+    assert_near(hi, 119.8L, 1e-12L);
+    assert_near(lo, 27.75L, 1e-12L);
+    tsync__pair_fit_free(&f);
+}
+
+/* A later point that no line through the others can pass: the hulls cross. */
+static void test_crossing_hulls_split(void **state)
+{
+    struct tsync__pt down[5];
+    struct tsync__pair_fit f;
+    (void)state;
+    memcpy(down, VEC_DOWN, sizeof(VEC_DOWN));
+    down[4] = (struct tsync__pt){ 8, 10 };  /* needs a >= 1.5 from (6, 7): a_max is 1.2 */
+
+    /* Segmentation on, no minimum: a new piece starts at the crossing sample. */
+    fit(&f, VEC_UP, 4, down, 5, params(10, 1, 0));
+    assert_int_equal(f.splits, 1);
+    assert_int_equal(f.rejected, 0);
+    assert_int_equal(f.pieces.n, 2);
+    assert_int_equal(f.pieces.v[0].x_last, 6);
+    assert_int_equal(f.pieces.v[1].x_first, 8);
+    assert_int_equal(f.pieces.v[1].kind, TSYNC_BOUND_FALLBACK);  /* one BELOW point */
+    tsync__pair_fit_free(&f);
+
+    /* The piece is shorter than the minimum segment: the sample is dropped, counted. */
+    fit(&f, VEC_UP, 4, down, 5, params(10, 1, 100));
+    assert_int_equal(f.splits, 0);
+    assert_int_equal(f.rejected, 1);
+    assert_int_equal(f.pieces.n, 1);
+    assert_near(f.pieces.v[0].a, 0.725L, 1e-15L);
+    tsync__pair_fit_free(&f);
+
+    /* Segmentation off: the same. */
+    fit(&f, VEC_UP, 4, down, 5, params(10, 0, 0));
+    assert_int_equal(f.rejected, 1);
+    assert_int_equal(f.pieces.n, 1);
+    tsync__pair_fit_free(&f);
+
+    /* Same time, contradicting: an ABOVE point under a BELOW point of equal x. */
+    {
+        static const struct tsync__pt up[] = { { 5, 3 } };
+        static const struct tsync__pt dn[] = { { 5, 4 } };
+        fit(&f, up, 1, dn, 1, params(10, 0, 0));
+        assert_int_equal(f.rejected, 1);
+        tsync__pair_fit_free(&f);
+    }
+}
+
+/* Messages in one direction only: bounded on one side, kind fallback. */
+static void test_one_direction(void **state)
+{
+    static const struct tsync__pt up[] = { { 0, 1000 }, { 100, 1090 }, { 200, 1210 } };
+    struct tsync__pair_fit f;
+    long double lo, hi;
+    (void)state;
+    fit(&f, up, 3, NULL, 0, params(1e-3, 1, 0));
+    assert_int_equal(f.pieces.n, 1);
+    assert_int_equal(f.pieces.v[0].kind, TSYNC_BOUND_FALLBACK);
+    assert_true(isinf(f.pieces.v[0].error));
+    /* No drift, and the tightest constraint, (100, 1090), on the line: b = 990. */
+    assert_near(f.pieces.v[0].a, 1, 0);
+    assert_near(f.pieces.v[0].b, 990, 1e-12L);
+    f.pieces.v[0].range(&f.pieces.v[0], 100, &lo, &hi);
+    assert_true(isinf(lo) && lo < 0);
+    assert_near(hi, 1090, 1e-12L);
+    assert_true(isinf(tsync__piece_bound_at(&f.pieces.v[0], 100, 1090)));
+    tsync__pair_fit_free(&f);
+
+    /* The other direction alone: bounded above? No, below. */
+    fit(&f, NULL, 0, up, 3, params(1e-3, 1, 0));
+    assert_int_equal(f.pieces.v[0].kind, TSYNC_BOUND_FALLBACK);
+    f.pieces.v[0].range(&f.pieces.v[0], 0, &lo, &hi);
+    assert_true(isinf(hi) && hi > 0);
+    assert_near(f.pieces.v[0].b, 1010, 1e-12L);  /* max(y - x) */
+    tsync__pair_fit_free(&f);
+}
+
+/* A single message. */
+static void test_single_message(void **state)
+{
+    static const struct tsync__pt up[] = { { 500, 700 } };
+    struct tsync__pair_fit f;
+    long double lo, hi;
+    (void)state;
+    fit(&f, up, 1, NULL, 0, params(1e-3, 1, 0));
+    assert_int_equal(f.pieces.n, 1);
+    assert_int_equal(f.pieces.v[0].x_first, 500);
+    assert_int_equal(f.pieces.v[0].x_last, 500);
+    assert_int_equal(f.pieces.v[0].kind, TSYNC_BOUND_FALLBACK);
+    assert_near(tsync__piece_eval(&f.pieces.v[0], 500), 700, 1e-12L);  /* on the sample */
+    /* 1000 ticks later the line can have risen by at most 1000 (1 + 1e-3). */
+    f.pieces.v[0].range(&f.pieces.v[0], 1500, &lo, &hi);
+    assert_near(hi, 700 + 1001, 1e-9L);
+    tsync__pair_fit_free(&f);
+}
+
+/* Collinear points: middle points leave the hull; two parallel lines of samples. */
+static void test_collinear(void **state)
+{
+    static const struct tsync__pt up[] = { { 0, 5 }, { 10, 15 }, { 20, 25 } };
+    static const struct tsync__pt down[] = { { 5, 0 }, { 15, 10 }, { 25, 20 } };
+    static const struct tsync__pt on_up[] = { { 0, 0 }, { 10, 10 }, { 20, 20 } };
+    static const struct tsync__pt on_down[] = { { 5, 5 }, { 15, 15 }, { 25, 25 } };
+    struct tsync__pair_fit f;
+    long double a_lo, b_lo, a_hi, b_hi, lo, hi;
+    (void)state;
+    fit(&f, up, 3, down, 3, params(10, 1, 0));
+    assert_int_equal(f.stats.hull_points, 4);          /* (10, 15) and (15, 10) dropped */
+    assert_int_equal(tsync__hull_lines(&f.pieces.v[0], &a_lo, &b_lo, &a_hi, &b_hi), 0);
+    assert_near(a_lo, 0.6L, 1e-15L);                   /* (0, 5) -> (25, 20) */
+    assert_near(a_hi, 5.0L / 3, 1e-15L);               /* (5, 0) -> (20, 25) */
+    assert_near(b_lo, 5, 1e-12L);
+    assert_near(b_hi, -25.0L / 3, 1e-12L);
+    /* The lines cross at (12.5, 12.5); the mean passes there too. */
+    assert_near(tsync__piece_eval(&f.pieces.v[0], 12) + 0.5L * f.pieces.v[0].a, 12.5L, 1e-12L);
+    tsync__pair_fit_free(&f);
+
+    /* Both kinds on one line y = x (zero latency, no offset): one line fits, exactly. */
+    fit(&f, on_up, 3, on_down, 3, params(10, 1, 0));
+    assert_int_equal(f.pieces.n, 1);
+    assert_near(f.pieces.v[0].a, 1, 0);
+    assert_near(f.pieces.v[0].b, 0, 0);
+    for (tsync_time x = -100; x <= 100; x += 50) {
+        f.pieces.v[0].range(&f.pieces.v[0], x, &lo, &hi);
+        assert_near(lo, (long double)x, 1e-12L);
+        assert_near(hi, (long double)x, 1e-12L);
+    }
+    tsync__pair_fit_free(&f);
+}
+
+/* ---- random hulls against brute force ---------------------------------------------- */
+
+struct lp_line {
+    long double a, b;
+};
+
+/* All vertices of F = {(a, b): b <= y_i - a x_i (up), b >= y_j - a x_j (down),
+ * a_lo <= a <= a_hi}: intersections of two boundaries that satisfy every constraint.
+ * Returns the extreme values of a x + b over them. */
+static void brute_range(const struct tsync__pt *up, size_t nu, const struct tsync__pt *dn,
+                        size_t nd, long double a_lo, long double a_hi, tsync_time x,
+                        long double *lo, long double *hi)
+{
+    size_t nb = nu + nd + 2;
+    /* Boundary k: b = c_k - a s_k (k < nu + nd), or a = a_lo / a_hi. */
+    long double *c = malloc(nb * sizeof(*c)), *s = malloc(nb * sizeof(*s));
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (size_t i = 0; i < nu; i++) {
+        c[i] = (long double)up[i].y;
+        s[i] = (long double)up[i].x;
+    }
+    for (size_t j = 0; j < nd; j++) {
+        c[nu + j] = (long double)dn[j].y;
+        s[nu + j] = (long double)dn[j].x;
+    }
+    for (size_t p = 0; p < nb; p++)
+        for (size_t q = p + 1; q < nb; q++) {
+            long double a, b;
+            int ok = 1;
+            if (q >= nu + nd && p >= nu + nd)
+                continue;
+            if (q >= nu + nd) {
+                a = q == nu + nd ? a_lo : a_hi;
+                b = c[p] - a * s[p];
+            } else {
+                if (s[p] == s[q])
+                    continue;
+                a = (c[p] - c[q]) / (s[p] - s[q]);
+                b = c[p] - a * s[p];
+            }
+            if (a < a_lo - 1e-12L || a > a_hi + 1e-12L)
+                continue;
+            for (size_t i = 0; i < nu && ok; i++)
+                ok = b <= c[i] - a * s[i] + 1e-6L;
+            for (size_t j = 0; j < nd && ok; j++)
+                ok = b >= c[nu + j] - a * s[nu + j] - 1e-6L;
+            if (!ok)
+                continue;
+            if (a * (long double)x + b < *lo)
+                *lo = a * (long double)x + b;
+            if (a * (long double)x + b > *hi)
+                *hi = a * (long double)x + b;
+        }
+    free(c);
+    free(s);
+}
+
+static int pt_cmp(const void *pa, const void *pb)
+{
+    const struct tsync__pt *a = pa, *b = pb;
+    return a->x < b->x ? -1 : a->x > b->x;
+}
+
+/* Random messages between two linear clocks with delays >= 0: the hull is feasible,
+ * the truth lies in the range, and the range is the brute-force one. */
+static void test_random_hulls(void **state)
+{
+    unsigned seed = fx_seed("test_random_hulls");
+    (void)state;
+    for (int round = 0; round < 200; round++) {
+        size_t nu = 1 + (size_t)(rand() % 12), nd = 1 + (size_t)(rand() % 12);
+        struct tsync__pt up[12], dn[12];
+        long double a = 1 + ((rand() % 2001) - 1000) * 1e-6L, b = (rand() % 20001) - 10000;
+        struct tsync__pair_fit f;
+        long double a_lo, b_lo, a_hi, b_hi;
+        for (size_t i = 0; i < nu; i++) {  /* ABOVE: send x, receive a x + b + delay */
+            tsync_time x = rand() % 1000000;
+            up[i] = (struct tsync__pt){ x, (tsync_time)ceill(a * x + b) + rand() % 500 };
+        }
+        for (size_t j = 0; j < nd; j++) {  /* BELOW: receive x, send a (x - delay) + b */
+            tsync_time x = rand() % 1000000;
+            dn[j] = (struct tsync__pt){ x, (tsync_time)floorl(a * (x - rand() % 500) + b) };
+        }
+        qsort(up, nu, sizeof(*up), pt_cmp);
+        qsort(dn, nd, sizeof(*dn), pt_cmp);
+        fit(&f, up, nu, dn, nd, params(2e-3, 1, 0));
+        if (f.rejected || f.pieces.n != 1)
+            fail_msg("round %d (seed %u): %llu rejected, %zu pieces", round, seed,
+                     (unsigned long long)f.rejected, f.pieces.n);
+        assert_int_equal(tsync__hull_lines(&f.pieces.v[0], &a_lo, &b_lo, &a_hi, &b_hi), 0);
+        assert_true(a_lo <= a + 1e-12L && a <= a_hi + 1e-12L);
+        for (int k = 0; k < 5; k++) {
+            tsync_time x = (rand() % 1400000) - 200000;
+            long double lo, hi, blo, bhi, truth = a * x + b;
+            f.pieces.v[0].range(&f.pieces.v[0], x, &lo, &hi);
+            brute_range(up, nu, dn, nd, a_lo, a_hi, x, &blo, &bhi);
+            if (!(lo <= truth + 1e-6L && truth <= hi + 1e-6L))
+                fail_msg("round %d (seed %u): truth %.3Lf outside [%.3Lf, %.3Lf] at %lld",
+                         round, seed, truth, lo, hi, (long long)x);
+            if (fabsl(lo - blo) > 1e-6L * (1 + fabsl(blo)) ||
+                fabsl(hi - bhi) > 1e-6L * (1 + fabsl(bhi)))
+                fail_msg("round %d (seed %u): range [%.6Lf, %.6Lf], brute force [%.6Lf, %.6Lf] "
+                         "at %lld", round, seed, lo, hi, blo, bhi, (long long)x);
+            /* The estimate is feasible. */
+            assert_true(tsync__piece_eval(&f.pieces.v[0], x) >= lo - 1e-6L);
+            assert_true(tsync__piece_eval(&f.pieces.v[0], x) <= hi + 1e-6L);
+        }
+        tsync__pair_fit_free(&f);
+    }
+}
+
+/* Joining pieces: continuous, monotone, covering the asked range, bounds at joints. */
+static void test_join_pieces(void **state)
+{
+    struct tsync__pt down[5];
+    struct tsync__pair_fit f;
+    struct tsync__pwl w;
+    (void)state;
+    memcpy(down, VEC_DOWN, sizeof(VEC_DOWN));
+    down[4] = (struct tsync__pt){ 8, 10 };
+    fit(&f, VEC_UP, 4, down, 5, params(10, 1, 0));
+    assert_int_equal(tsync__pwl_from_fit(&w, &f, -10, 20), 0);
+    assert_int_equal(w.x[0], -10);
+    assert_int_equal(w.x[w.n - 1], 20);
+    for (size_t i = 1; i < w.n; i++) {
+        assert_true(w.x[i] > w.x[i - 1]);
+        assert_true(w.y[i] >= w.y[i - 1]);
+    }
+    /* The second piece is one-sided: the joint and everything after it unbounded. */
+    assert_true(isfinite(w.bound[0]));
+    assert_true(isinf(w.bound[w.n - 1]));
+    tsync__pwl_free(&w);
+    tsync__pair_fit_free(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cross_check_vector),
+        cmocka_unit_test(test_crossing_hulls_split),
+        cmocka_unit_test(test_one_direction),
+        cmocka_unit_test(test_single_message),
+        cmocka_unit_test(test_collinear),
+        cmocka_unit_test(test_random_hulls),
+        cmocka_unit_test(test_join_pieces),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
