@@ -25,6 +25,7 @@
 #include "tracesync/check.h"
 #include "trace/trace.h"
 #include "util/ctx.h"
+#include "util/units.h"
 #include "util/vec.h"
 
 /* Counts of one kind of message, in ticks. */
@@ -659,14 +660,12 @@ int tsync_check_report_consistent(const tsync_check_report *r)
 static int parse_item(const char *item, size_t len, double *intra, double *inter, int *seen,
                       tsync_ctx *ctx)
 {
-    static const struct { const char *name; double scale; } units[] = {
-        { "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 }, { "s", 1.0 }
-    };
     char buf[128];
     const char *eq, *num, *unit;
     char *endp;
     double v;
-    size_t klen, u;
+    size_t klen;
+    double scale;
     int key;
 
     if (len >= sizeof(buf))
@@ -699,13 +698,10 @@ static int parse_item(const char *item, size_t len, double *intra, double *inter
     if (*unit == '\0')
         return tsync__fail(ctx, TSYNC_EINVAL, "--latency: missing unit in \"%s\" "
                            "(use ns, us, ms or s)", buf);
-    for (u = 0; u < sizeof(units) / sizeof(units[0]); u++)
-        if (strcmp(unit, units[u].name) == 0)
-            break;
-    if (u == sizeof(units) / sizeof(units[0]))
+    if ((scale = tsync__unit_scale(unit)) == 0)
         return tsync__fail(ctx, TSYNC_EINVAL, "--latency: unknown unit \"%s\" in \"%s\" "
                            "(use ns, us, ms or s)", unit, buf);
-    v *= units[u].scale;
+    v *= scale;
     if (!(v < 1e6)) /* a million seconds: surely a mistake, and keeps ticks in range */
         return tsync__fail(ctx, TSYNC_EINVAL, "--latency: latency too large in \"%s\"", buf);
     *(key ? inter : intra) = v;

@@ -29,6 +29,7 @@
 
 #include "sim/clock.h"
 #include "sim/scenario.h"
+#include "util/units.h"
 #include "util/ctx.h"
 
 /* ---- named scenarios ----------------------------------------------------- */
@@ -240,27 +241,6 @@ static const struct param *param_find(const char *key)
 
 /* ---- values from text ---------------------------------------------------------- */
 
-/* A number with an optional time unit; 0 or -1. */
-static int parse_time(const char *v, double *out)
-{
-    static const struct { const char *unit; double scale; } units[] = {
-        { "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "ns", 1e-9 },
-        { "min", 60 }, { "h", 3600 },
-    };
-    char *end;
-    double x;
-    errno = 0;
-    x = strtod(v, &end);
-    if (end == v || errno || !isfinite(x))
-        return -1;
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-        if (strcmp(end, units[i].unit) == 0) {
-            *out = x * units[i].scale;
-            return 0;
-        }
-    return -1;
-}
-
 /* An unsigned integer, also written as 1e6; 0 or -1. */
 static int parse_uint(const char *v, uint64_t max, uint64_t *out)
 {
@@ -335,7 +315,7 @@ static int param_parse(const struct param *p, tsync_sim_opts *o, const char *v)
         double x;
         char *end;
         if (p->type == P_TIME) {
-            if (parse_time(v, &x))
+            if (tsync__parse_seconds(v, &x))
                 return -1;
         } else {
             errno = 0;

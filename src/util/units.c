@@ -1,0 +1,33 @@
+/* units.c - durations as people write them (see units.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/units.h"
+
+double tsync__unit_scale(const char *unit)
+{
+    static const struct { const char *name; double scale; } units[] = {
+        { "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 }, { "s", 1.0 }, { "min", 60.0 }, { "h", 3600.0 }
+    };
+    for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++)
+        if (strcmp(unit, units[u].name) == 0)
+            return units[u].scale;
+    return 0;
+}
+
+int tsync__parse_seconds(const char *text, double *out)
+{
+    char *end;
+    double v, scale;
+    errno = 0;
+    v = strtod(text, &end);
+    if (end == text || errno || !isfinite(v))
+        return -1;
+    scale = *end ? tsync__unit_scale(end) : 1.0;
+    if (scale == 0)
+        return -1;
+    *out = v * scale;
+    return 0;
+}
