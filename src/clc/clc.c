@@ -1,0 +1,345 @@
+/* clc.c - the controlled logical clock stage (seed 002): checks its input, builds
+ * the per-location event lists, pre-synchronizes, runs forward passes under the
+ * gamma controller, amortizes backward, verifies the guarantees of clc.h and puts
+ * LC' into the caller's timeline.
+ *
+ * The input times C are only read: LC' is computed into arrays of the stage (and
+ * pre-synchronized times, where there are ClockOffset records, into others), so
+ * a second pass can start again from C and a failure leaves the timeline as it
+ * was. On success LC' replaces the timeline's arrays.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clc/clc.h"
+#include "util/ctx.h"
+
+#define DELTA_MAX ((int64_t)1 << 24)
+
+/* Seed 002, section 4.1: who in a collective sends (begin) and who receives
+ * (end), as tsync_check_run counts them: 1-to-N sends from the root only, N-to-1
+ * receives at the root only, members without data are left out where the trace
+ * recorded sizes (src/match/collective.c). */
+static uint8_t role_of(const struct tsync_collective *co, const struct tsync_coll_member *m)
+{
+    int root_known = co->root != TSYNC_NONE, is_root = m->comm_rank == co->root;
+    switch (co->cls) {
+    case TSYNC_COLL_ONE_TO_N:
+        return (uint8_t)(((root_known ? is_root : m->sends) ? CLC_SEND : 0) |
+                         (m->recvs ? CLC_RECV : 0));
+    case TSYNC_COLL_N_TO_ONE:
+        return (uint8_t)((m->sends ? CLC_SEND : 0) |
+                         ((root_known ? is_root : m->recvs) ? CLC_RECV : 0));
+    case TSYNC_COLL_N_TO_N:
+    case TSYNC_COLL_SCAN:
+    case TSYNC_COLL_EXSCAN:
+        return (uint8_t)((m->sends ? CLC_SEND : 0) | (m->recvs ? CLC_RECV : 0));
+    default:
+        return 0;
+    }
+}
+
+static int bad_event(const struct tsync_trace *t, tsync_loc loc, uint64_t idx)
+{
+    return loc >= t->n_locations || idx >= t->locations[loc].n_events;
+}
+
+static int check_opts(const tsync_clc_opts *o, tsync_ctx *ctx)
+{
+    if (o->version == 0 || o->version > TSYNC_CLC_OPTS_VERSION)
+        return tsync__fail(ctx, TSYNC_EINVAL, "clc: options of unknown version %u (use "
+                           "TSYNC_CLC_OPTS_INIT)", o->version);
+    if (o->delta_ticks < 0 || o->delta_ticks > DELTA_MAX)
+        return tsync__fail(ctx, TSYNC_EINVAL, "clc: delta %lld ticks is not in 0 .. %lld",
+                           (long long)o->delta_ticks, (long long)DELTA_MAX);
+    if (!(o->gamma >= 0.0 && o->gamma <= 1.0))
+        return tsync__fail(ctx, TSYNC_EINVAL, "clc: gamma %g is not in [0, 1]", o->gamma);
+    if (o->max_passes < 1 || o->max_passes > TSYNC_CLC_MAX_PASSES)
+        return tsync__fail(ctx, TSYNC_EINVAL, "clc: %u passes is not in 1 .. %d", o->max_passes,
+                           TSYNC_CLC_MAX_PASSES);
+    if (!(o->error_threshold >= 0.0) || !isfinite(o->error_threshold))
+        return tsync__fail(ctx, TSYNC_EINVAL, "clc: error threshold %g is not a number >= 0",
+                           o->error_threshold);
+    if (!(o->max_slope > 0.0) || !isfinite(o->max_slope))
+        return tsync__fail(ctx, TSYNC_EINVAL, "clc: amortization slope %g is not a number > 0",
+                           o->max_slope);
+    return TSYNC_OK;
+}
+
+/* The receive list, the member list with roles and instances; validates every
+ * event the trace's messages and collectives refer to. */
+static int build_index(struct clc *c)
+{
+    const struct tsync_trace *t = c->t;
+    size_t nm = t->n_members ? t->n_members : 1;
+
+    if (t->n_messages >= UINT32_MAX || t->n_members >= UINT32_MAX || t->n_collectives >= UINT32_MAX)
+        return tsync__fail(c->ctx, TSYNC_EUNSUPPORTED, "%s: clc: 2^32 or more messages or "
+                           "collective members", t->path);
+    c->role = malloc(nm * sizeof(*c->role));
+    c->inst = malloc(nm * sizeof(*c->inst));
+    c->bound = malloc(nm * sizeof(*c->bound));
+    if (!c->role || !c->inst || !c->bound || tsync__clc_list_init(&c->recvs, t, t->n_messages) ||
+        tsync__clc_list_init(&c->membs, t, t->n_members) ||
+        tsync__clc_agg_init(&c->agg, t->n_nodes))
+        return tsync__oom(c->ctx);
+    c->memory += t->n_messages * (sizeof(uint64_t) + sizeof(uint32_t)) +
+                 t->n_members * (sizeof(uint64_t) + sizeof(uint32_t) + sizeof(*c->role) +
+                                 sizeof(*c->inst) + sizeof(*c->bound)) +
+                 (size_t)t->n_nodes * (sizeof(uint64_t) + 3 * sizeof(int64_t));
+
+    for (size_t i = 0; i < t->n_messages; i++) {
+        const struct tsync_message *m = &t->messages[i];
+        if (bad_event(t, m->send_loc, m->send_idx) || bad_event(t, m->recv_loc, m->recv_idx))
+            return tsync__fail(c->ctx, TSYNC_EINVAL, "%s: clc: message %zu refers to an event "
+                               "that does not exist", t->path, i);
+        tsync__clc_list_add(&c->recvs, m->recv_loc, m->recv_idx, (uint32_t)i);
+    }
+    for (size_t q = 0; q < t->n_collectives; q++) {
+        const struct tsync_collective *co = &t->collectives[q];
+        if (co->first_member > t->n_members || co->n_members > t->n_members - co->first_member)
+            return tsync__fail(c->ctx, TSYNC_EINVAL, "%s: clc: collective %zu has members out of "
+                               "range", t->path, q);
+        for (uint32_t i = 0; i < co->n_members; i++) {
+            size_t k = co->first_member + i;
+            const struct tsync_coll_member *m = &t->members[k];
+            if (bad_event(t, m->loc, m->begin_idx) || bad_event(t, m->loc, m->end_idx) ||
+                m->begin_idx > m->end_idx)
+                return tsync__fail(c->ctx, TSYNC_EINVAL, "%s: clc: collective %zu member %u "
+                                   "refers to events that do not exist or are out of order",
+                                   t->path, q, i);
+            c->inst[k] = (uint32_t)q;
+            c->role[k] = role_of(co, m);
+            if (c->role[k])
+                tsync__clc_list_add(&c->membs, m->loc, m->begin_idx, (uint32_t)k);
+        }
+    }
+    if (tsync__clc_list_finish(&c->recvs, t) || tsync__clc_list_finish(&c->membs, t))
+        return tsync__oom(c->ctx);
+    /* The forward pass walks a location's collective calls one after the other. */
+    for (tsync_loc l = 0; l < t->n_locations; l++) {
+        for (size_t k = c->membs.first[l] + 1; k < c->membs.first[l + 1]; k++) {
+            const struct tsync_coll_member *a = &t->members[c->membs.id[k - 1]];
+            const struct tsync_coll_member *b = &t->members[c->membs.id[k]];
+            if (b->begin_idx <= a->end_idx)
+                return tsync__fail(c->ctx, TSYNC_EINVAL, "%s: location %llu: event %llu: "
+                                   "collective calls overlap (begin before the end of the "
+                                   "previous one at event %llu)", t->path,
+                                   (unsigned long long)t->locations[l].ref,
+                                   (unsigned long long)b->begin_idx,
+                                   (unsigned long long)a->end_idx);
+        }
+    }
+    return TSYNC_OK;
+}
+
+/* C (pre-synchronized where asked and possible) and room for LC'. `own_in` gets
+ * the arrays the stage allocated for C. */
+static int inputs(struct clc *c, tsync_timeline *tl, const tsync_clc_opts *o,
+                  tsync_time **own_in, tsync_clc_result *r)
+{
+    const struct tsync_trace *t = c->t;
+    tsync_time_map **maps = NULL;
+    int rc = TSYNC_OK;
+
+    if (o->presync && (rc = tsync__clc_presync_maps(&maps, &r->presync_locations, t, c->ctx)))
+        return rc;
+    r->offset_records = maps ? t->n_offsets : 0;
+    for (tsync_loc l = 0; l < t->n_locations; l++) {
+        size_t n = (size_t)t->locations[l].n_events;
+        const tsync_time *in;
+        c->out[l] = malloc((n ? n : 1) * sizeof(tsync_time));
+        if (!c->out[l])
+            goto oom;
+        c->memory += n * sizeof(tsync_time);
+        if (maps && maps[l]) {
+            if (!(own_in[l] = malloc((n ? n : 1) * sizeof(tsync_time))))
+                goto oom;
+            c->memory += n * sizeof(tsync_time);
+            tsync_time_map_eval_array(maps[l], tl->time[l], own_in[l], n);
+        }
+        in = own_in[l] ? own_in[l] : tl->time[l];
+        for (size_t j = 0; j < n; j++)
+            if (in[j] > CLC_TIME_MAX || in[j] < -CLC_TIME_MAX) {
+                rc = tsync__fail(c->ctx, TSYNC_EUNSUPPORTED, "%s: location %llu: event %zu: "
+                                 "time %lld is beyond the +-2^60 ticks the clc handles", t->path,
+                                 (unsigned long long)t->locations[l].ref, j, (long long)in[j]);
+                goto out;
+            }
+        c->in[l] = in;
+    }
+    goto out;
+oom:
+    rc = tsync__oom(c->ctx);
+out:
+    tsync__clc_presync_free(maps, t->n_locations);
+    return rc;
+}
+
+/* Forward passes under the gamma controller (section 5.2, gamma.c). */
+static int passes(struct clc *c, const tsync_clc_opts *o, tsync_clc_result *r)
+{
+    double gamma = o->gamma, prev_gamma = gamma, prev_error = 0;
+    int rc;
+    for (;;) {
+        double error;
+        if ((rc = tsync__clc_forward(c, gamma)))
+            return rc;
+        c->pass++;
+        error = tsync__clc_error(c);
+        r->pass_gamma[r->passes] = gamma;
+        r->pass_error[r->passes] = error;
+        r->passes++;
+        r->gamma = gamma;
+        r->error = error;
+        if (r->passes > 1 && !tsync__clc_improved(prev_error, error)) {
+            /* Not worth the smaller gamma: the previous pass again. */
+            if ((rc = tsync__clc_forward(c, prev_gamma)))
+                return rc;
+            r->pass_gamma[r->passes] = prev_gamma;
+            r->pass_error[r->passes] = prev_error;
+            r->passes++;
+            r->gamma = prev_gamma;
+            r->error = prev_error;
+            return TSYNC_OK;
+        }
+        if (error <= o->error_threshold || r->passes >= o->max_passes)
+            return TSYNC_OK;
+        prev_gamma = gamma;
+        prev_error = error;
+        gamma = tsync__clc_next_gamma(gamma);
+    }
+}
+
+/* The guarantees of clc.h, checked on every event: no event earlier than its
+ * input, no location's events reordered. A failure is a bug. */
+static int verify(struct clc *c, tsync_clc_result *r)
+{
+    const struct tsync_trace *t = c->t;
+    int64_t max_shift = 0;
+    for (tsync_loc l = 0; l < t->n_locations; l++) {
+        const tsync_time *in = c->in[l], *out = c->out[l];
+        for (uint64_t j = 0; j < t->locations[l].n_events; j++) {
+            if (out[j] < in[j] || (j && out[j] < out[j - 1] + c->delta))
+                return tsync__fail(c->ctx, TSYNC_EINCONSISTENT, "%s: location %llu: event %llu: "
+                                   "the clc moved it from %lld to %lld (after %lld): a bug",
+                                   t->path, (unsigned long long)t->locations[l].ref,
+                                   (unsigned long long)j, (long long)in[j], (long long)out[j],
+                                   (long long)(j ? out[j - 1] : 0));
+            if (out[j] != in[j]) {
+                r->moved_events++;
+                if (out[j] - in[j] > max_shift)
+                    max_shift = out[j] - in[j];
+            }
+        }
+    }
+    r->max_shift_s = tsync__seconds(t, max_shift);
+    return TSYNC_OK;
+}
+
+static void free_state(struct clc *c, tsync_time **own_in)
+{
+    const struct tsync_trace *t = c->t;
+    for (tsync_loc l = 0; l < t->n_locations; l++) {
+        if (c->out)
+            free(c->out[l]);
+        if (own_in)
+            free(own_in[l]);
+    }
+    free(c->out);
+    free((void *)c->in);
+    free(own_in);
+    tsync__clc_lat_free(&c->lat);
+    tsync__clc_list_free(&c->recvs);
+    tsync__clc_list_free(&c->sends);
+    tsync__clc_list_free(&c->membs);
+    tsync__clc_agg_free(&c->agg);
+    free(c->role);
+    free(c->inst);
+    free(c->bound);
+    free(c->limit);
+    free(c->jumps);
+}
+
+int tsync_clc_run(tsync_clc_result **out, const tsync_trace *t, tsync_timeline *tl,
+                  const tsync_clc_opts *opts, tsync_ctx *ctx)
+{
+    static const tsync_clc_opts defaults = TSYNC_CLC_OPTS_INIT;
+    struct clc c;
+    tsync_time **own_in = NULL;
+    tsync_clc_result *r = NULL;
+    size_t nl;
+    int rc;
+
+    if (!out || !t)
+        return tsync__fail(ctx, TSYNC_EINVAL, "clc: no trace");
+    if (!opts)
+        opts = &defaults;
+    if ((rc = check_opts(opts, ctx)))
+        return rc;
+    if (!tl || tl->n_locations != t->n_locations)
+        return tsync__fail(ctx, TSYNC_EINVAL, "%s: clc: the timeline has %u locations, the trace "
+                           "%u", t->path, tl ? tl->n_locations : 0, t->n_locations);
+    if (t->timer_resolution == 0)
+        return tsync__fail(ctx, TSYNC_EINVAL, "%s: clc: timer resolution is 0", t->path);
+
+    memset(&c, 0, sizeof(c));
+    c.t = t;
+    c.ctx = ctx;
+    c.delta = opts->delta_ticks;
+    c.max_slope = opts->max_slope;
+    nl = t->n_locations ? t->n_locations : 1;
+    c.out = calloc(nl, sizeof(*c.out));
+    c.in = calloc(nl, sizeof(*c.in));
+    own_in = calloc(nl, sizeof(*own_in));
+    r = calloc(1, sizeof(*r));
+    if (!c.out || !c.in || !own_in || !r) {
+        rc = tsync__oom(ctx);
+        goto out;
+    }
+    if ((rc = tsync__clc_lat_init(&c.lat, t, opts, ctx)) || (rc = build_index(&c)) ||
+        (rc = inputs(&c, tl, opts, own_in, r)) || (rc = passes(&c, opts, r)))
+        goto out;
+    c.memory += c.cap_jumps * sizeof(*c.jumps);
+    if ((rc = tsync__clc_backward(&c)) || (rc = verify(&c, r)))
+        goto out;
+
+    r->presync = opts->presync != 0;
+    r->receives = c.receives;
+    r->corrected_p2p = c.corrected_p2p;
+    r->corrected_collective = c.corrected_coll;
+    r->corrected = c.corrected_p2p + c.corrected_coll;
+    r->max_jump_s = tsync__seconds(t, c.max_jump);
+    r->amortized_events = c.amortized;
+    r->limited_jumps = c.limited;
+    r->ignored = c.ignored;
+    r->latency_intra_s = opts->latency_intra_s;
+    r->latency_inter_s = opts->latency_inter_s;
+    r->latency_intra_ticks = c.lat.intra;
+    r->latency_inter_ticks = c.lat.inter;
+    r->latency_pairs = (uint32_t)c.lat.n;
+    r->delta_ticks = c.delta;
+    r->max_slope = c.max_slope;
+    r->timer_resolution = t->timer_resolution;
+    r->events = tsync_trace_event_count(t);
+    r->memory = c.memory;
+
+    /* LC' becomes the timeline. */
+    for (tsync_loc l = 0; l < t->n_locations; l++) {
+        free(tl->time[l]);
+        tl->time[l] = c.out[l];
+        c.out[l] = NULL;
+    }
+    *out = r;
+    r = NULL;
+out:
+    free_state(&c, own_in);
+    tsync_clc_result_free(r);
+    return rc;
+}
+
+void tsync_clc_result_free(tsync_clc_result *r)
+{
+    free(r);
+}

@@ -1,0 +1,158 @@
+/* clc.h (internal) - the working state of the controlled logical clock, shared by
+ * its parts: latency.c (mu), index.c (per-location event lists), collective.c
+ * (collective bounds), forward.c (Eq. 4 / 4'), gamma.c (the controller),
+ * backward.c (Fig. 2) and clc.c (the stage).
+ *
+ * Memory per event of the trace: 8 bytes for LC' (the input C stays in the
+ * caller's timeline until the end); per point-to-point message 12 bytes of receive
+ * list, later 12 bytes of send list and 8 bytes of limit; per collective member
+ * 12 bytes of list, 1 of role, 4 of instance and 8 of bound.
+ */
+#ifndef TSYNC_CLC_CLC_H
+#define TSYNC_CLC_CLC_H
+
+#include "tracesync/clc.h"
+#include "tracesync/timemap.h"
+#include "trace/trace.h"
+
+/* Roles of a collective member (seed 002, section 4.1). */
+#define CLC_SEND 1u  /* its begin is a logical send (member of S) */
+#define CLC_RECV 2u  /* its end is a logical receive (member of R) */
+
+#define CLC_NONE INT64_MIN  /* no bound: no send reaches this receive */
+#define CLC_TIME_MAX ((int64_t)1 << 60) /* |times| accepted; sums stay far from overflow */
+
+/* ---- latency.c: the minimum latency mu of a pair of nodes ------------------------ */
+
+struct clc_lat_pair { uint32_t from, to; int64_t mu; };
+
+struct clc_lat {
+    int64_t intra, inter;          /* ticks */
+    size_t n;                      /* pairs from the latency file, both directions */
+    struct clc_lat_pair *pairs;    /* sorted by (from, to) */
+};
+
+/* Fills lat from the options (seconds rounded to ticks) and the latency file.
+ * Returns 0 or TSYNC_EINVAL / TSYNC_EIO / TSYNC_EFORMAT / TSYNC_ENOMEM. */
+int tsync__clc_lat_init(struct clc_lat *lat, const struct tsync_trace *t, const tsync_clc_opts *o,
+                        tsync_ctx *ctx);
+void tsync__clc_lat_free(struct clc_lat *lat);
+/* mu of a message from a location on node `from` to one on node `to`, through
+ * the pair table (only when lat->n > 0; clc_mu is the fast path). */
+int64_t tsync__clc_lat_lookup(const struct clc_lat *lat, uint32_t from, uint32_t to);
+
+static inline int64_t clc_mu(const struct clc_lat *lat, uint32_t from, uint32_t to)
+{
+    if (lat->n)
+        return tsync__clc_lat_lookup(lat, from, to);
+    return from == to ? lat->intra : lat->inter;
+}
+
+/* ---- index.c: per-location lists of events, sorted by event index ------------------ */
+
+struct clc_list {
+    size_t *first;     /* n_locations + 1: location l owns entries [first[l], first[l+1]) */
+    uint64_t *idx;     /* event index on the location */
+    uint32_t *id;      /* message or member */
+    tsync_loc *loc;    /* while adding: the location of each entry */
+    size_t n, cap;
+};
+
+/* Prepares a list of up to `cap` entries for trace t. Returns 0 or -1 (no memory). */
+int tsync__clc_list_init(struct clc_list *l, const struct tsync_trace *t, size_t cap);
+/* Adds an entry; loc and idx must be valid (checked by the caller). */
+void tsync__clc_list_add(struct clc_list *l, tsync_loc loc, uint64_t idx, uint32_t id);
+/* Sorts by (location, index) in O(n) and fills `first`. Returns 0 or -1 (no memory). */
+int tsync__clc_list_finish(struct clc_list *l, const struct tsync_trace *t);
+void tsync__clc_list_free(struct clc_list *l);
+/* First entry of location loc whose index is >= idx. */
+size_t tsync__clc_list_seek(const struct clc_list *l, tsync_loc loc, uint64_t idx);
+
+/* ---- collective.c: scratch for per-instance maxima ------------------------------------ */
+
+struct clc_agg {
+    uint64_t epoch;      /* per aggregation; a node's entries are valid when stamp == epoch */
+    uint64_t *stamp;     /* per node */
+    int64_t *b1, *b2;    /* per node: best value, best from another location than b1's */
+    tsync_loc *b1_loc;
+    uint32_t *touched;   /* nodes with a value in this aggregation */
+    size_t n_touched;
+    int64_t top1, top2;  /* best b1 over nodes, best b1 over nodes other than top1's */
+    uint32_t top1_node;
+};
+
+/* ---- the stage ------------------------------------------------------------------------- */
+
+/* A receive put forward by the message term: its jump dt (Fig. 2). */
+struct clc_jump {
+    uint64_t idx;
+    int64_t dt;
+    tsync_loc loc;
+};
+
+struct clc {
+    const struct tsync_trace *t;
+    const tsync_time **in;   /* C, per location (the caller's timeline, or presync'ed) */
+    tsync_time **out;        /* LC', per location */
+    struct clc_lat lat;
+    int64_t delta;
+    double max_slope;
+    tsync_ctx *ctx;
+
+    struct clc_list recvs;   /* point-to-point receives; id = message */
+    struct clc_list sends;   /* point-to-point sends; id = message (backward only) */
+    struct clc_list membs;   /* collective members with a role, by begin; id = member */
+    uint8_t *role;           /* per member: CLC_SEND | CLC_RECV */
+    uint32_t *inst;          /* per member: its collective instance */
+    int64_t *bound;          /* per member: forward, the bound of a receiving member;
+                              * backward, the limit of a sending member */
+    int64_t *limit;          /* per message: LC'(receive) - mu, for backward */
+    struct clc_agg agg;
+
+    unsigned pass;           /* forward passes run so far; warnings come from the first */
+    /* Results of the last forward pass. */
+    struct clc_jump *jumps;
+    size_t n_jumps, cap_jumps;
+    uint64_t receives, corrected_p2p, corrected_coll, ignored;
+    int64_t max_jump;
+    /* Results of backward amortization. */
+    uint64_t amortized, limited;
+
+    size_t memory;           /* bytes of working memory held */
+};
+
+/* presync.c: the ClockOffset interpolation map of each location (NULL where it has
+ * no records); *out is NULL when the trace has none. Returns 0 or TSYNC_EINVAL /
+ * TSYNC_EINCONSISTENT / TSYNC_EUNSUPPORTED / TSYNC_ENOMEM. */
+int tsync__clc_presync_maps(tsync_time_map ***out, uint32_t *n_mapped, const struct tsync_trace *t,
+                           tsync_ctx *ctx);
+void tsync__clc_presync_free(tsync_time_map **maps, uint32_t n_locations);
+
+/* collective.c */
+int tsync__clc_agg_init(struct clc_agg *a, uint32_t n_nodes);
+void tsync__clc_agg_free(struct clc_agg *a);
+/* Forward (backward = 0): c->bound[m] of every receiving member m of instance q,
+ * the maximum over its sends of LC'(begin) + mu (Eq. 4'a), CLC_NONE if none.
+ * Backward (backward = 1): c->bound[m] of every sending member, the minimum over
+ * its receives of LC'(end) - mu (section 4.2), INT64_MAX if none. O(members). */
+void tsync__clc_coll_bounds(struct clc *c, size_t q, int backward);
+/* The forward bound of one receiving member m of instance q by looking at every
+ * member: only sends whose location has passed them (pos[loc] > begin) count when
+ * `pos` is given. CLC_NONE if none. O(members). */
+int64_t tsync__clc_coll_bound_one(const struct clc *c, size_t q, size_t m, const uint64_t *pos);
+
+/* forward.c: one forward pass with the given gamma into c->out; fills jumps and
+ * counts. Returns 0 or TSYNC_ENOMEM / TSYNC_EUNSUPPORTED. */
+int tsync__clc_forward(struct clc *c, double gamma);
+
+/* gamma.c: the controller of section 5.2. */
+double tsync__clc_error(const struct clc *c);
+double tsync__clc_next_gamma(double gamma);
+/* Whether a pass with error `now` is worth its smaller gamma over one with `before`. */
+int tsync__clc_improved(double before, double now);
+
+/* backward.c: amortizes every jump of the last forward pass in c->out. Returns 0
+ * or TSYNC_ENOMEM. */
+int tsync__clc_backward(struct clc *c);
+
+#endif

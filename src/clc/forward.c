@@ -1,0 +1,392 @@
+/* forward.c - forward amortization, Eq. 4 and 4' of seed 002: one pass over all
+ * locations in causal order, from the input times C into LC'.
+ *
+ * A receive can be computed only when the LC' of every send it waits for is
+ * final. Locations are run one at a time, each as far as it can go: internal
+ * events and sends in a tight loop (Eq. 4b), receives with the message term
+ * (Eq. 4a, 4'a). A receive whose send is not final yet stops its location, which
+ * waits on the sender's location (point-to-point) or on the collective instance
+ * (whose bounds are computed for all its receives at once, collective.c, when its
+ * last send becomes final). A location that advances wakes those waiting on it.
+ * The result does not depend on the order locations are run in: every LC' is a
+ * function of final values only.
+ *
+ * If every unfinished location waits, the messages form a cycle (a receive that
+ * depends on a later event of its own location); the waiting location with the
+ * lowest index then computes its receive without the sends that are not final,
+ * with a warning, and the pass goes on.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clc/clc.h"
+#include "util/ctx.h"
+#include "util/vec.h"
+
+#define NO_LOC UINT32_MAX
+#define PROGRESS_STEP (1u << 22)
+
+enum { RUNNABLE, WAIT_LOC, WAIT_INST, DONE };
+
+struct loc_state {
+    int64_t prev_lc, prev_c;  /* LC' and C of the last event computed */
+    double frac;              /* fraction of a tick of gamma's decrement carried */
+    size_t rcur, mcur;        /* next entry of the receive list and of the member list */
+    uint8_t mphase;           /* 0: the member's begin is next, 1: its end */
+    uint8_t state, queued, forced;
+    uint32_t wait_next;       /* next location waiting on the same location */
+    size_t wait_on;           /* the location or instance waited on */
+};
+
+struct fwd {
+    struct clc *c;
+    struct loc_state *L;
+    uint64_t *pos;            /* per location: next event to compute */
+    uint32_t *wait_head;      /* per location: first location waiting on it */
+    uint32_t *queue;          /* ring of runnable locations, each at most once */
+    size_t qhead, qlen;
+    uint32_t *pending;        /* per instance: sends not final yet */
+    int64_t delta;
+    double omg;               /* 1 - gamma */
+    uint64_t done, reported, total;
+};
+
+/* The local terms of Eq. 4 for an event at input time cj after an event with LC'
+ * p and input time pc: max(p + delta, p + gamma (cj - pc), cj). gamma * interval
+ * is d - (1 - gamma) d; the decrement (1 - gamma) d is taken in whole ticks and
+ * its fraction carried in *frac to the next interval, so that a gamma just below 1
+ * still lets a correction fade over many short intervals (Eq. 4, seed 002). The
+ * carry restarts when the clock is back on C. */
+static inline int64_t step(int64_t p, int64_t pc, int64_t cj, int64_t delta, double omg,
+                           double *frac)
+{
+    int64_t v = p + delta, d = cj - pc;
+    if (d > 0) {
+        double x = (double)d * omg + *frac;
+        int64_t dec = (int64_t)x, w = p + d - dec;
+        if (w >= v) {
+            v = w;
+            *frac = x - (double)dec;
+        }
+    }
+    if (cj >= v) {
+        *frac = 0;
+        return cj;
+    }
+    return v;
+}
+
+static void enqueue(struct fwd *f, tsync_loc l)
+{
+    uint32_t n = f->c->t->n_locations;
+    if (f->L[l].queued)
+        return;
+    f->L[l].queued = 1;
+    f->L[l].state = RUNNABLE;
+    f->queue[(f->qhead + f->qlen++) % n] = l;
+}
+
+/* Wakes every location waiting on location s. */
+static void wake(struct fwd *f, tsync_loc s)
+{
+    uint32_t x = f->wait_head[s];
+    f->wait_head[s] = NO_LOC;
+    while (x != NO_LOC) {
+        uint32_t next = f->L[x].wait_next;
+        enqueue(f, x);
+        x = next;
+    }
+}
+
+/* Takes location l out of the waiters of the location it waits on. */
+static void unwait(struct fwd *f, tsync_loc l)
+{
+    uint32_t *p = &f->wait_head[f->L[l].wait_on];
+    while (*p != NO_LOC && *p != l)
+        p = &f->L[*p].wait_next;
+    if (*p == l)
+        *p = f->L[l].wait_next;
+}
+
+/* The last send of instance q is final: bounds for all its receives (Eq. 4'a),
+ * and the locations waiting on it may go on. */
+static void instance_ready(struct fwd *f, size_t q)
+{
+    const struct tsync_collective *co = &f->c->t->collectives[q];
+    tsync__clc_coll_bounds(f->c, q, 0);
+    for (uint32_t i = 0; i < co->n_members; i++) {
+        tsync_loc l = f->c->t->members[co->first_member + i].loc;
+        if (f->L[l].state == WAIT_INST && f->L[l].wait_on == q)
+            enqueue(f, l);
+    }
+}
+
+/* The event index of the next member event of location l with a role, UINT64_MAX
+ * if none; skips roles the members do not have. */
+static uint64_t member_event(struct fwd *f, tsync_loc l)
+{
+    const struct clc *c = f->c;
+    struct loc_state *L = &f->L[l];
+    size_t end = c->membs.first[l + 1];
+    while (L->mcur < end) {
+        uint32_t m = c->membs.id[L->mcur];
+        if (L->mphase == 0) {
+            if (c->role[m] & CLC_SEND)
+                return c->t->members[m].begin_idx;
+            L->mphase = 1;
+        }
+        if (c->role[m] & CLC_RECV)
+            return c->t->members[m].end_idx;
+        L->mcur++;
+        L->mphase = 0;
+    }
+    return UINT64_MAX;
+}
+
+static void warn_cycle(struct fwd *f, tsync_loc l, uint64_t j)
+{
+    const struct tsync_location *loc = &f->c->t->locations[l];
+    if (f->c->ignored > 3 || f->c->pass > 0)
+        return;
+    tsync__warn(f->c->ctx, "%s: location %llu (%s): event %llu: this receive waits, through "
+                "other messages, on a later event of its own location (a cycle of messages); it "
+                "is corrected without the sends it cannot wait for%s", f->c->t->path,
+                (unsigned long long)loc->ref, loc->name ? loc->name : "", (unsigned long long)j,
+                f->c->ignored == 3 ? " (further cycles not listed)" : "");
+}
+
+/* Computes the special event j of location l (a receive, a collective begin or
+ * end). Returns 0 when done, 1 when l must wait, or a negative error. */
+static int special(struct fwd *f, tsync_loc l, uint64_t j, uint64_t member_j)
+{
+    struct clc *c = f->c;
+    const struct tsync_trace *t = c->t;
+    struct loc_state *L = &f->L[l];
+    size_t r0 = L->rcur, r1 = r0, rend = c->recvs.first[l + 1];
+    uint32_t node = t->locations[l].node, mm = 0;
+    int m_begin = 0, m_end = 0, dropped = 0;
+    int64_t bound = CLC_NONE, local, v;
+    size_t q = 0;
+
+    /* Point-to-point receives at j: their sends must be final (Eq. 4a). */
+    while (r1 < rend && c->recvs.idx[r1] == j)
+        r1++;
+    for (size_t k = r0; k < r1; k++) {
+        const struct tsync_message *msg = &t->messages[c->recvs.id[k]];
+        tsync_loc s = msg->send_loc;
+        if (f->pos[s] <= msg->send_idx) {
+            if (!L->forced) {
+                L->state = WAIT_LOC;
+                L->wait_on = s;
+                L->wait_next = f->wait_head[s];
+                f->wait_head[s] = l;
+                return 1;
+            }
+            dropped = 1;
+            continue;
+        }
+        v = c->out[s][msg->send_idx] + clc_mu(&c->lat, t->locations[s].node, node);
+        if (v > bound)
+            bound = v;
+    }
+    /* A collective member's end: the maximum over its sends (Eq. 4'a). */
+    if (member_j == j) {
+        mm = c->membs.id[L->mcur];
+        q = c->inst[mm];
+        m_begin = L->mphase == 0;
+        m_end = (c->role[mm] & CLC_RECV) && (L->mphase == 1 || t->members[mm].end_idx == j);
+    }
+    if (m_end) {
+        if (f->pending[q] == 0) {
+            v = c->bound[mm];
+        } else if (f->pending[q] == 1 && m_begin) {
+            v = tsync__clc_coll_bound_one(c, q, mm, NULL); /* only its own send is missing */
+        } else if (!L->forced) {
+            L->state = WAIT_INST;
+            L->wait_on = q;
+            return 1;
+        } else {
+            v = tsync__clc_coll_bound_one(c, q, mm, f->pos);
+            dropped = 1;
+        }
+        if (v > bound)
+            bound = v;
+    }
+    if (dropped) {
+        warn_cycle(f, l, j);
+        c->ignored++;
+    }
+    L->forced = 0;
+
+    local = j == 0 ? c->in[l][0]
+                   : step(L->prev_lc, L->prev_c, c->in[l][j], f->delta, f->omg, &L->frac);
+    v = local;
+    if (r1 > r0 || m_end)
+        c->receives++;
+    if (bound != CLC_NONE && bound > local) {    /* explicitly corrected: a jump */
+        struct clc_jump jp = { j, bound - local, l };
+        if (bound > 2 * CLC_TIME_MAX)
+            return tsync__fail(c->ctx, TSYNC_EUNSUPPORTED, "%s: location %llu: event %llu: the "
+                               "corrected time leaves the supported range", t->path,
+                               (unsigned long long)t->locations[l].ref, (unsigned long long)j);
+        if (TSYNC_PUSH(c->jumps, c->n_jumps, c->cap_jumps, jp))
+            return tsync__oom(c->ctx);
+        if (r1 > r0)
+            c->corrected_p2p++;
+        else
+            c->corrected_coll++;
+        if (jp.dt > c->max_jump)
+            c->max_jump = jp.dt;
+        v = bound;
+    }
+    c->out[l][j] = v;
+    L->prev_lc = v;
+    L->prev_c = c->in[l][j];
+    f->pos[l] = j + 1;
+    L->rcur = r1;
+    if (m_begin && --f->pending[q] == 0)
+        instance_ready(f, q);
+    if (m_end) {
+        L->mcur++;
+        L->mphase = 0;
+    } else if (m_begin) {
+        L->mphase = 1;
+    }
+    return 0;
+}
+
+/* Runs location l as far as it can go. Returns 0 or a negative error. */
+static int run(struct fwd *f, tsync_loc l)
+{
+    struct clc *c = f->c;
+    struct loc_state *L = &f->L[l];
+    const tsync_time *in = c->in[l];
+    tsync_time *out = c->out[l];
+    uint64_t n = c->t->locations[l].n_events;
+    size_t rend = c->recvs.first[l + 1];
+
+    for (;;) {
+        uint64_t j = f->pos[l], nr = L->rcur < rend ? c->recvs.idx[L->rcur] : UINT64_MAX;
+        uint64_t nm = member_event(f, l), stop = nr < nm ? nr : nm;
+        int64_t p = L->prev_lc, pc = L->prev_c;
+        double frac = L->frac;
+        int rc;
+        if (stop > n)
+            stop = n;
+        if (j < stop && j == 0) {
+            out[0] = p = pc = in[0];
+            j = 1;
+        }
+        for (; j < stop; j++) {               /* Eq. 4b */
+            int64_t cj = in[j];
+            out[j] = p = step(p, pc, cj, f->delta, f->omg, &frac);
+            pc = cj;
+        }
+        L->frac = frac;
+        L->prev_lc = p;
+        L->prev_c = pc;
+        f->done += stop - f->pos[l];
+        f->pos[l] = stop;
+        if (f->done - f->reported >= PROGRESS_STEP) {
+            tsync__progress(c->ctx, "controlled logical clock", f->done, f->total);
+            f->reported = f->done;
+        }
+        if (stop == n) {
+            L->state = DONE;
+            return 0;
+        }
+        if ((rc = special(f, l, stop, nm)) != 0)
+            return rc < 0 ? rc : 0;
+        f->done++;
+    }
+}
+
+/* Resets the per-pass state. */
+static void start(struct fwd *f)
+{
+    struct clc *c = f->c;
+    const struct tsync_trace *t = c->t;
+    memset(f->pending, 0, (t->n_collectives ? t->n_collectives : 1) * sizeof(*f->pending));
+    for (size_t k = 0; k < t->n_members; k++)
+        c->bound[k] = CLC_NONE;     /* stays so in instances without sends */
+    for (size_t k = 0; k < c->membs.n; k++)
+        if (c->role[c->membs.id[k]] & CLC_SEND)
+            f->pending[c->inst[c->membs.id[k]]]++;
+    for (tsync_loc l = 0; l < t->n_locations; l++) {
+        struct loc_state *L = &f->L[l];
+        memset(L, 0, sizeof(*L));
+        L->rcur = c->recvs.first[l];
+        L->mcur = c->membs.first[l];
+        L->wait_next = NO_LOC;
+        f->pos[l] = 0;
+        f->wait_head[l] = NO_LOC;
+        if (t->locations[l].n_events)
+            enqueue(f, l);
+        else
+            L->state = DONE;
+    }
+    c->n_jumps = 0;
+    c->receives = c->corrected_p2p = c->corrected_coll = c->ignored = 0;
+    c->max_jump = 0;
+    f->total = tsync_trace_event_count(t);
+}
+
+static int schedule(struct fwd *f)
+{
+    uint32_t n = f->c->t->n_locations, scan = 0;
+    for (;;) {
+        while (f->qlen) {
+            tsync_loc l = f->queue[f->qhead];
+            uint64_t before = f->pos[l];
+            int rc;
+            f->qhead = (f->qhead + 1) % n;
+            f->qlen--;
+            f->L[l].queued = 0;
+            if ((rc = run(f, l)))
+                return rc;
+            if (f->pos[l] != before)
+                wake(f, l);
+        }
+        while (scan < n && f->L[scan].state == DONE)
+            scan++;
+        if (scan == n)
+            return TSYNC_OK;
+        /* Everyone left waits: a cycle. The first one goes on without. */
+        if (f->L[scan].state == WAIT_LOC)
+            unwait(f, scan);
+        f->L[scan].forced = 1;
+        enqueue(f, scan);
+    }
+}
+
+int tsync__clc_forward(struct clc *c, double gamma)
+{
+    const struct tsync_trace *t = c->t;
+    size_t nl = t->n_locations ? t->n_locations : 1;
+    struct fwd f;
+    int rc;
+
+    memset(&f, 0, sizeof(f));
+    f.c = c;
+    f.delta = c->delta;
+    f.omg = 1.0 - gamma;
+    f.L = malloc(nl * sizeof(*f.L));
+    f.pos = malloc(nl * sizeof(*f.pos));
+    f.wait_head = malloc(nl * sizeof(*f.wait_head));
+    f.queue = malloc(nl * sizeof(*f.queue));
+    f.pending = malloc((t->n_collectives ? t->n_collectives : 1) * sizeof(*f.pending));
+    if (!f.L || !f.pos || !f.wait_head || !f.queue || !f.pending) {
+        rc = tsync__oom(c->ctx);
+        goto out;
+    }
+    start(&f);
+    rc = schedule(&f);
+    tsync__progress(c->ctx, "controlled logical clock", f.total, f.total);
+out:
+    free(f.L);
+    free(f.pos);
+    free(f.wait_head);
+    free(f.queue);
+    free(f.pending);
+    return rc;
+}
