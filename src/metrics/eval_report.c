@@ -1,0 +1,146 @@
+/* eval_report.c - the evaluation against the truth (eval.c) as text for people and
+ * as JSON for programs. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "metrics/deviation_report.h"
+#include "trace/trace.h"
+#include "tracesync/eval.h"
+
+/* Seconds with three significant digits in the unit that fits: "0 s", "850 ns",
+ * "12.3 us", "4.56 ms", "1.2 s". */
+static const char *secs(char *buf, size_t size, double s)
+{
+    static const struct { double scale; const char *unit; } units[] = {
+        { 1.0, "s" }, { 1e-3, "ms" }, { 1e-6, "us" }, { 1e-9, "ns" },
+    };
+    size_t u = 0;
+    if (s == 0) {
+        snprintf(buf, size, "0 s");
+        return buf;
+    }
+    while (u + 1 < sizeof(units) / sizeof(units[0]) && fabs(s) < units[u].scale)
+        u++;
+    snprintf(buf, size, "%.3g %s", s / units[u].scale, units[u].unit);
+    return buf;
+}
+
+static double share(uint64_t n, uint64_t total)
+{
+    return total ? 100.0 * (double)n / (double)total : 0.0;
+}
+
+void tsync_eval_report_print(const tsync_eval_report *r, const tsync_trace *corrected,
+                             const tsync_trace *truth, FILE *out)
+{
+    char a[32], b[32], c[32];
+    uint64_t total;
+    if (!r || !corrected || !truth || !out)
+        return;
+    total = r->messages + r->logical_messages;
+    fprintf(out, "eval: %s against the truth %s\n", corrected->path, truth->path);
+    fprintf(out, "  events               %llu on %u locations (%llu and %llu ticks/s)\n",
+            (unsigned long long)r->events, r->locations,
+            (unsigned long long)r->corrected_resolution, (unsigned long long)r->truth_resolution);
+    fprintf(out, "  common offset        %s (median of corrected - true, removed)\n",
+            secs(a, sizeof(a), r->offset_s));
+    fprintf(out, "  |error|              max %s, p99 %s, mean %s\n",
+            secs(a, sizeof(a), r->max_abs_error_s), secs(b, sizeof(b), r->p99_abs_error_s),
+            secs(c, sizeof(c), r->mean_abs_error_s));
+    for (uint32_t i = 0; i < r->locations; i++) {
+        const tsync_eval_location *l = &r->per_location[i];
+        const struct tsync_location *tl = &truth->locations[l->loc];
+        fprintf(out, "    %-18s max %s, p99 %s, mean %s (%llu events)\n", tl->name,
+                secs(a, sizeof(a), l->max_abs_error_s), secs(b, sizeof(b), l->p99_abs_error_s),
+                secs(c, sizeof(c), l->mean_abs_error_s), (unsigned long long)l->events);
+    }
+    fprintf(out, "  messages             %llu point-to-point, %llu logical (collectives)\n",
+            (unsigned long long)r->messages, (unsigned long long)r->logical_messages);
+    fprintf(out, "  reversed             %llu (%.2f %%)\n", (unsigned long long)r->reversed,
+            share(r->reversed, total));
+    fprintf(out, "  violations           %llu (%.2f %%) with minimum latency %g us intra-node, "
+            "%g us inter-node\n", (unsigned long long)r->violations, share(r->violations, total),
+            r->latency_intra_s * 1e6, r->latency_inter_s * 1e6);
+    if (r->order_changed)
+        fprintf(out, "  event order          CHANGED: location %llu, event %llu differs from the "
+                "truth\n", (unsigned long long)r->order_location, (unsigned long long)r->order_event);
+    else
+        fprintf(out, "  event order          as in the truth\n");
+    tsync__deviation_print(&r->position, &r->distance, out);
+}
+
+/* Adds key = value to o; value may be NULL (out of memory): returns -1 then. */
+static int put(json_t *o, const char *key, json_t *value)
+{
+    return value ? json_object_set_new(o, key, value) : -1;
+}
+
+/* The error keys of the report and of each location; 0 or -1. */
+static int put_errors(json_t *o, uint64_t events, double max, double p99, double mean)
+{
+    return put(o, "events", json_integer((json_int_t)events)) ||
+           put(o, "max_abs_error_s", json_real(max)) || put(o, "p99_abs_error_s", json_real(p99)) ||
+           put(o, "mean_abs_error_s", json_real(mean));
+}
+
+static json_t *location_json(const tsync_eval_location *l, const tsync_trace *truth)
+{
+    const struct tsync_location *tl = &truth->locations[l->loc];
+    json_t *e = json_pack("{s:I, s:s}", "location", (json_int_t)tl->ref, "name", tl->name);
+    if (e && put_errors(e, l->events, l->max_abs_error_s, l->p99_abs_error_s, l->mean_abs_error_s)) {
+        json_decref(e);
+        return NULL;
+    }
+    return e;
+}
+
+static json_t *report_json(const tsync_eval_report *r, const tsync_trace *corrected,
+                           const tsync_trace *truth)
+{
+    json_t *o = json_pack("{s:s, s:s, s:i}", "corrected", corrected->path, "truth", truth->path,
+                          "locations", (json_int_t)r->locations);
+    json_t *per = json_array(), *dev = json_object();
+    int bad = !o || !per || !dev;
+    bad = bad || put_errors(o, r->events, r->max_abs_error_s, r->p99_abs_error_s,
+                            r->mean_abs_error_s);
+    for (uint32_t i = 0; !bad && i < r->locations; i++)
+        bad = json_array_append_new(per, location_json(&r->per_location[i], truth)) != 0;
+    bad = bad || put(dev, "position", tsync__deviation_to_json(&r->position)) ||
+          put(dev, "distance", tsync__deviation_to_json(&r->distance));
+    bad = bad || put(o, "offset_s", json_real(r->offset_s)) || json_object_set(o, "per_location", per) ||
+          put(o, "messages", json_integer((json_int_t)r->messages)) ||
+          put(o, "logical_messages", json_integer((json_int_t)r->logical_messages)) ||
+          put(o, "reversed", json_integer((json_int_t)r->reversed)) ||
+          put(o, "violations", json_integer((json_int_t)r->violations)) ||
+          put(o, "latency_intra_s", json_real(r->latency_intra_s)) ||
+          put(o, "latency_inter_s", json_real(r->latency_inter_s)) ||
+          put(o, "order_changed", json_boolean(r->order_changed));
+    if (!bad && r->order_changed)
+        bad = put(o, "order_location", json_integer((json_int_t)r->order_location)) ||
+              put(o, "order_event", json_integer((json_int_t)r->order_event));
+    bad = bad || json_object_set(o, "deviation", dev) ||
+          put(o, "corrected_resolution", json_integer((json_int_t)r->corrected_resolution)) ||
+          put(o, "truth_resolution", json_integer((json_int_t)r->truth_resolution));
+    json_decref(per);
+    json_decref(dev);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+char *tsync_eval_report_json(const tsync_eval_report *r, const tsync_trace *corrected,
+                             const tsync_trace *truth)
+{
+    json_t *o;
+    char *text;
+    if (!r || !corrected || !truth || !(o = report_json(r, corrected, truth)))
+        return NULL;
+    text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    json_decref(o);
+    return text;
+}
