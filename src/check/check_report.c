@@ -6,21 +6,7 @@
 
 #include "check/check_json.h"
 #include "trace/trace.h"
-
-/* A duration in the unit that reads best: "850 ns", "12.3 us", "25.0 ms", "3.2 s". */
-static const char *fmt_dur(char *buf, size_t size, double s)
-{
-    double a = fabs(s);
-    if (a < 1e-6)
-        snprintf(buf, size, "%.3g ns", s * 1e9);
-    else if (a < 1e-3)
-        snprintf(buf, size, "%.1f us", s * 1e6);
-    else if (a < 1.0)
-        snprintf(buf, size, "%.1f ms", s * 1e3);
-    else
-        snprintf(buf, size, "%.1f s", s);
-    return buf;
-}
+#include "util/units.h"
 
 /* "1199 (49.96 %)" of all messages, or just "0" when there are none. */
 static void print_share(FILE *out, uint64_t n, uint64_t total)
@@ -62,8 +48,8 @@ void tsync_check_report_print(const tsync_check_report *r, const tsync_trace *t,
             r->latency_intra_s * 1e6, r->latency_inter_s * 1e6);
     if (r->reversed)
         fprintf(out, "  displacement         avg %s, max %s (reversed messages)\n",
-                fmt_dur(a, sizeof(a), r->displacement_avg_s),
-                fmt_dur(b, sizeof(b), r->displacement_max_s));
+                tsync__fmt_seconds(a, sizeof(a), r->displacement_avg_s),
+                tsync__fmt_seconds(b, sizeof(b), r->displacement_max_s));
     else
         fprintf(out, "  displacement         none (no reversed messages)\n");
     for (uint32_t i = 0; i < r->n_worst_pairs; i++) {
@@ -73,7 +59,7 @@ void tsync_check_report_print(const tsync_check_report *r, const tsync_trace *t,
         fprintf(out, " -> ");
         print_loc(out, t, p->recv_loc);
         fprintf(out, ": %llu violation%s, max %s\n", (unsigned long long)p->violations,
-                p->violations == 1 ? "" : "s", fmt_dur(a, sizeof(a), p->displacement_max_s));
+                p->violations == 1 ? "" : "s", tsync__fmt_seconds(a, sizeof(a), p->displacement_max_s));
     }
     fprintf(out, "  unmatched            %llu sends, %llu receives\n",
             (unsigned long long)r->unmatched_sends, (unsigned long long)r->unmatched_recvs);

@@ -6,18 +6,7 @@
 #include <stdlib.h>
 
 #include "clc/clc_report.h"
-
-const char *tsync__fmt_seconds(char *buf, size_t size, double s)
-{
-    static const struct { double scale; const char *unit; } units[] = {
-        { 1.0, "s" }, { 1e-3, "ms" }, { 1e-6, "us" }, { 1e-9, "ns" }
-    };
-    size_t u = 0;
-    while (u + 1 < sizeof(units) / sizeof(units[0]) && fabs(s) < units[u].scale)
-        u++;
-    snprintf(buf, size, "%.4g %s", s / units[u].scale, units[u].unit);
-    return buf;
-}
+#include "util/units.h"
 
 void tsync_clc_result_print(const tsync_clc_result *r, FILE *out)
 {

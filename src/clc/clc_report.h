@@ -1,5 +1,5 @@
 /* clc_report.h (internal) - the clc result as a jansson value, for reports that
- * embed it (the clc command, the sync report), and the duration format they share. */
+ * embed it (the clc command, the sync report). */
 #ifndef TSYNC_CLC_CLC_REPORT_H
 #define TSYNC_CLC_CLC_REPORT_H
 
@@ -11,9 +11,5 @@
 /* A new JSON object with the keys listed at tsync_clc_result_json, or NULL when
  * out of memory. */
 json_t *tsync__clc_result_to_json(const tsync_clc_result *r);
-
-/* A duration in the unit that reads best, 4 digits: "850 ns", "12.35 us",
- * "219.8 ms", "3.2 s". Writes into buf and returns it. */
-const char *tsync__fmt_seconds(char *buf, size_t size, double s);
 
 #endif

@@ -8,19 +8,7 @@
 
 #include "estimate/estimate_int.h"
 #include "trace/trace.h"
-
-/* A signed duration with a unit that reads well: "-20.0 us", "312 ns". */
-static const char *duration(char *buf, size_t size, double s, int sign)
-{
-    static const struct { double scale; const char *unit; } units[] = {
-        { 1, "s" }, { 1e-3, "ms" }, { 1e-6, "us" }, { 1e-9, "ns" }
-    };
-    size_t u = 0;
-    while (u + 1 < sizeof(units) / sizeof(units[0]) && fabs(s) < units[u].scale)
-        u++;
-    snprintf(buf, size, sign ? "%+.4g %s" : "%.4g %s", s / units[u].scale, units[u].unit);
-    return buf;
-}
+#include "util/units.h"
 
 static void print_domain(const tsync_estimate *e, uint32_t d, int w, FILE *out)
 {
@@ -31,14 +19,14 @@ static void print_domain(const tsync_estimate *e, uint32_t d, int w, FILE *out)
                 "-", "-", "-", "-", "-", "(no messages with other domains: time kept)");
         return;
     }
-    duration(off, sizeof(off), dom->offset_s, 1);
+    tsync__fmt_seconds_signed(off, sizeof(off), dom->offset_s);
     snprintf(drift, sizeof(drift), "%+.3g ppm", dom->drift * 1e6);
     if (dom->kind == TSYNC_BOUND_EXACT) {
         snprintf(bnd, sizeof(bnd), "0");
     } else if (isfinite(dom->bound_s)) {
         bnd[0] = '+';
         bnd[1] = '-';
-        duration(bnd + 2, sizeof(bnd) - 2, dom->bound_s, 0);
+        tsync__fmt_seconds(bnd + 2, sizeof(bnd) - 2, dom->bound_s);
     } else {
         snprintf(bnd, sizeof(bnd), "one-sided");
     }
@@ -66,8 +54,8 @@ void tsync_estimate_print(const tsync_estimate *e, const tsync_trace *t, FILE *o
     else if (e->opts.estimator == TSYNC_ESTIMATOR_REGRESSION)
         fprintf(out, ": least squares over exchanges (seed 003); bounds statistical");
     fprintf(out, " (minimum latency %s within a node, %s between nodes; drift <= %g ppm where "
-            "open)\n", duration(a, sizeof(a), e->opts.latency_intra_s, 0),
-            duration(b, sizeof(b), e->opts.latency_inter_s, 0), e->opts.max_drift * 1e6);
+            "open)\n", tsync__fmt_seconds(a, sizeof(a), e->opts.latency_intra_s),
+            tsync__fmt_seconds(b, sizeof(b), e->opts.latency_inter_s), e->opts.max_drift * 1e6);
     fprintf(out, "  grouping    %s: %s\n", g->rule, g->reason);
     if (g->contradicting)
         fprintf(out, "              try --domains location\n");
@@ -80,7 +68,7 @@ void tsync_estimate_print(const tsync_estimate *e, const tsync_trace *t, FILE *o
         if (e->comp_shift[c])
             fprintf(out, "              times of %s's group shifted by %s so that none is "
                     "negative\n", e->names[e->comp_ref[c]],
-                    duration(a, sizeof(a), (double)e->comp_shift[c] / (double)e->resolution, 1));
+                    tsync__fmt_seconds_signed(a, sizeof(a), (double)e->comp_shift[c] / (double)e->resolution));
     if (e->n_comp > 1)
         fprintf(out, "              %u unrelated groups of domains: their times cannot be "
                 "compared\n", e->n_comp);

@@ -9,24 +9,7 @@
 #include "metrics/deviation_report.h"
 #include "trace/trace.h"
 #include "tracesync/eval.h"
-
-/* Seconds with three significant digits in the unit that fits: "0 s", "850 ns",
- * "12.3 us", "4.56 ms", "1.2 s". */
-static const char *secs(char *buf, size_t size, double s)
-{
-    static const struct { double scale; const char *unit; } units[] = {
-        { 1.0, "s" }, { 1e-3, "ms" }, { 1e-6, "us" }, { 1e-9, "ns" },
-    };
-    size_t u = 0;
-    if (s == 0) {
-        snprintf(buf, size, "0 s");
-        return buf;
-    }
-    while (u + 1 < sizeof(units) / sizeof(units[0]) && fabs(s) < units[u].scale)
-        u++;
-    snprintf(buf, size, "%.3g %s", s / units[u].scale, units[u].unit);
-    return buf;
-}
+#include "util/units.h"
 
 static double share(uint64_t n, uint64_t total)
 {
@@ -46,16 +29,16 @@ void tsync_eval_report_print(const tsync_eval_report *r, const tsync_trace *corr
             (unsigned long long)r->events, r->locations,
             (unsigned long long)r->corrected_resolution, (unsigned long long)r->truth_resolution);
     fprintf(out, "  common offset        %s (median of corrected - true, removed)\n",
-            secs(a, sizeof(a), r->offset_s));
+            tsync__fmt_seconds(a, sizeof(a), r->offset_s));
     fprintf(out, "  |error|              max %s, p99 %s, mean %s\n",
-            secs(a, sizeof(a), r->max_abs_error_s), secs(b, sizeof(b), r->p99_abs_error_s),
-            secs(c, sizeof(c), r->mean_abs_error_s));
+            tsync__fmt_seconds(a, sizeof(a), r->max_abs_error_s), tsync__fmt_seconds(b, sizeof(b), r->p99_abs_error_s),
+            tsync__fmt_seconds(c, sizeof(c), r->mean_abs_error_s));
     for (uint32_t i = 0; i < r->locations; i++) {
         const tsync_eval_location *l = &r->per_location[i];
         const struct tsync_location *tl = &truth->locations[l->loc];
         fprintf(out, "    %-18s max %s, p99 %s, mean %s (%llu events)\n", tl->name,
-                secs(a, sizeof(a), l->max_abs_error_s), secs(b, sizeof(b), l->p99_abs_error_s),
-                secs(c, sizeof(c), l->mean_abs_error_s), (unsigned long long)l->events);
+                tsync__fmt_seconds(a, sizeof(a), l->max_abs_error_s), tsync__fmt_seconds(b, sizeof(b), l->p99_abs_error_s),
+                tsync__fmt_seconds(c, sizeof(c), l->mean_abs_error_s), (unsigned long long)l->events);
     }
     fprintf(out, "  messages             %llu point-to-point, %llu logical (collectives)\n",
             (unsigned long long)r->messages, (unsigned long long)r->logical_messages);

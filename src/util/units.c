@@ -1,5 +1,6 @@
 /* units.c - durations as people write them (see units.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,4 +31,30 @@ int tsync__parse_seconds(const char *text, double *out)
         return -1;
     *out = v * scale;
     return 0;
+}
+
+static const char *fmt(char *buf, size_t size, double s, const char *format)
+{
+    static const struct { double scale; const char *unit; } units[] = {
+        { 1.0, "s" }, { 1e-3, "ms" }, { 1e-6, "us" }, { 1e-9, "ns" }
+    };
+    size_t u = 0;
+    if (s == 0) {
+        snprintf(buf, size, "0 s");
+        return buf;
+    }
+    while (u + 1 < sizeof(units) / sizeof(units[0]) && fabs(s) < units[u].scale)
+        u++;
+    snprintf(buf, size, format, s / units[u].scale, units[u].unit);
+    return buf;
+}
+
+const char *tsync__fmt_seconds(char *buf, size_t size, double s)
+{
+    return fmt(buf, size, s, "%.4g %s");
+}
+
+const char *tsync__fmt_seconds_signed(char *buf, size_t size, double s)
+{
+    return fmt(buf, size, s, "%+.4g %s");
 }

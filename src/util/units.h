@@ -11,4 +11,10 @@ double tsync__unit_scale(const char *unit);
  * Returns 0, or -1 when the text is not a number or the unit is unknown. */
 int tsync__parse_seconds(const char *text, double *out);
 
+/* A duration in the unit that reads best, 4 significant digits: "0 s", "850 ns",
+ * "12.35 us", "219.8 ms", "3.2 s". Writes into buf and returns it. */
+const char *tsync__fmt_seconds(char *buf, size_t size, double s);
+/* The same with a sign: "+20 us", "-312 ns". */
+const char *tsync__fmt_seconds_signed(char *buf, size_t size, double s);
+
 #endif

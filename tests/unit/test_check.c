@@ -777,9 +777,9 @@ static void test_print(void **state)
     assert_non_null(strstr(buf, "  reversed             2 (28.57 %): 1 point-to-point, 1 logical\n"));
     assert_non_null(strstr(buf, "  violations           4 (57.14 %) with minimum latency 0.3 us "
                                 "intra-node, 1 us inter-node\n"));
-    assert_non_null(strstr(buf, "  displacement         avg 12.5 ms, max 25.0 ms (reversed messages)\n"));
+    assert_non_null(strstr(buf, "  displacement         avg 12.5 ms, max 25 ms (reversed messages)\n"));
     assert_non_null(strstr(buf, "  worst pairs          rank 2 (id 2) -> rank 0 (id 0): 2 violations, "
-                                "max 25.0 ms\n"));
+                                "max 25 ms\n"));
     assert_non_null(strstr(buf, "  unmatched            2 sends, 0 receives\n"));
     assert_non_null(strstr(buf, "  result               INCONSISTENT\n"));
     free(buf);
