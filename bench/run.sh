@@ -16,4 +16,8 @@ start=$(date +%s.%N)
 "$build/tracesync" apply "$work/maps.json" "$work/otf2/in/traces.otf2" -o "$work/apply" -q
 end=$(date +%s.%N)
 echo "stage=apply-command  fmt=otf2 events=$events seconds=$(awk "BEGIN { printf \"%.3f\", $end - $start }")"
+echo "== tracesync simulate: 10x shorter, as long, twice as long ($events events), and the write floor"
+"$build/bench/bench_sim" "$events" "$work/sim"
+echo "== clock estimation: the hull on one pair, whole estimate runs, path vs global on loops ($events messages)"
+"$build/bench/bench_estimate" "$events"
 rm -rf "$work"

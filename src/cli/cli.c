@@ -1,4 +1,5 @@
 /* cli.c - shared pieces of the subcommands: help, errors, stderr reporting. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,4 +92,26 @@ int cli_parse_domains(const char *arg, enum tsync_domain_rule *out)
     else
         return -1;
     return 0;
+}
+
+int cli_write_report(const char *cmd, const char *path, const char *text)
+{
+    char *tmp = malloc(strlen(path) + 5);
+    FILE *f;
+    int ok;
+    if (!tmp)
+        return -1;
+    sprintf(tmp, "%s.tmp", path);
+    f = fopen(tmp, "w");
+    ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (ok && rename(tmp, path) != 0)
+        ok = 0;
+    if (!ok) {
+        fprintf(stderr, "tracesync %s: --report %s: %s\n", cmd, path, strerror(errno));
+        remove(tmp);
+    }
+    free(tmp);
+    return ok ? 0 : -1;
 }

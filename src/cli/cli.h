@@ -38,8 +38,17 @@ int cli_wants_help(int argc, char **argv, const char *cmd);
 /* Parses --domains: "node" or "location". Returns 0, or -1 for anything else. */
 int cli_parse_domains(const char *arg, enum tsync_domain_rule *out);
 
+/* Writes `text` and a newline to `path` through "<path>.tmp" and a rename. Returns
+ * 0, or -1 with a message on stderr and nothing left behind. */
+int cli_write_report(const char *cmd, const char *path, const char *text);
+
 /* Subcommands. */
 int cmd_check(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
+int cmd_estimate(int argc, char **argv);
+int cmd_clc(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_sync(int argc, char **argv);
 
 #endif

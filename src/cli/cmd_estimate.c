@@ -1,0 +1,133 @@
+/* cmd_estimate.c - `tracesync estimate`: time maps from the messages of each input,
+ * as a summary for people or as a maps file that `tracesync apply` reads. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "tracesync/check.h"
+#include "tracesync/estimate.h"
+#include "tracesync/trace.h"
+#include "util/units.h"
+
+/* "0.5s", "500ms", "2" (seconds): a non-negative duration. -1 if it is not one. */
+static int parse_duration(const char *arg, double *out)
+{
+    return tsync__parse_seconds(arg, out) == 0 && *out >= 0 ? 0 : -1;
+}
+
+/* Estimates one input; prints the summary or the JSON. 0 or 2. */
+static int estimate_one(const char *path, const tsync_open_opts *oo, const tsync_estimate_opts *eo,
+                        int json, int first, const char *outfile, tsync_ctx *ctx)
+{
+    tsync_trace *trace = NULL;
+    tsync_estimate *e = NULL;
+    char *text = NULL;
+    int rc = EXIT_OK;
+    if (tsync_trace_open(&trace, path, oo, ctx) || tsync_estimate_run(&e, trace, eo, ctx)) {
+        rc = cli_fail(ctx, "estimate");
+        goto out;
+    }
+    if (json || outfile) {
+        size_t len;
+        if (!(text = tsync_estimate_json(e, trace, ctx))) {
+            rc = cli_fail(ctx, "estimate");
+            goto out;
+        }
+        len = strlen(text);
+        if (len && text[len - 1] == '\n')  /* the writers below add their own */
+            text[len - 1] = '\0';
+    }
+    if (outfile && cli_write_report("estimate", outfile, text)) {
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (json)
+        printf("%s%s\n", first ? "" : ",\n", text);
+    else
+        tsync_estimate_print(e, trace, stdout);
+out:
+    free(text);
+    tsync_estimate_free(e);
+    tsync_trace_free(trace);
+    return rc;
+}
+
+int cmd_estimate(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "json", no_argument, NULL, 'j' },          { "estimator", required_argument, NULL, 'e' },
+        { "reference", required_argument, NULL, 'R' }, { "domains", required_argument, NULL, 'd' },
+        { "global-lsq", no_argument, NULL, 'g' },    { "latency", required_argument, NULL, 'l' },
+        { "no-segment", no_argument, NULL, 'S' },    { "min-segment", required_argument, NULL, 'm' },
+        { "max-drift", required_argument, NULL, 'D' }, { "no-offsets", no_argument, NULL, 'O' },
+        { "output", required_argument, NULL, 'o' },  { "quiet", no_argument, NULL, 'q' },
+        { NULL, 0, NULL, 0 }
+    };
+    tsync_open_opts oo = TSYNC_OPEN_OPTS_INIT;
+    tsync_estimate_opts eo = TSYNC_ESTIMATE_OPTS_INIT;
+    tsync_check_opts lat = TSYNC_CHECK_OPTS_INIT;
+    const char *latency = NULL, *outfile = NULL;
+    tsync_ctx *ctx;
+    int json = 0, quiet = 0, c, rc = EXIT_OK;
+    char *end;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "qo:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = 1; break;
+        case 'q': quiet = 1; break;
+        case 'o': outfile = optarg; break;
+        case 'R': eo.reference = optarg; break;
+        case 'g': eo.global_lsq = 1; break;
+        case 'l': latency = optarg; break;
+        case 'S': eo.segment = 0; break;
+        case 'O': eo.use_clock_offsets = 0; break;
+        case 'e':
+            if (tsync_estimator_parse(optarg, &eo.estimator))
+                return cli_usage_error("estimate", "--estimator: \"%s\" is not hull, regression "
+                                       "or none", optarg);
+            break;
+        case 'd':
+            if (cli_parse_domains(optarg, &oo.domains))
+                return cli_usage_error("estimate", "--domains: \"%s\" is not node or location",
+                                       optarg);
+            break;
+        case 'm':
+            if (parse_duration(optarg, &eo.min_segment_s))
+                return cli_usage_error("estimate", "--min-segment: \"%s\" is not a duration "
+                                       "(e.g. 30s, 500ms)", optarg);
+            break;
+        case 'D':
+            eo.max_drift = strtod(optarg, &end) * 1e-6;
+            if (end == optarg || *end || !(eo.max_drift > 0 && eo.max_drift < 0.5))
+                return cli_usage_error("estimate", "--max-drift: \"%s\" is not a drift in ppm "
+                                       "(e.g. 100)", optarg);
+            break;
+        default: return cli_usage_error("estimate", "unknown option");
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("estimate", "no input given (an OTF2 anchor file, e.g. "
+                               "run/traces.otf2, or a CSV of messages)");
+    if (outfile && argc - optind > 1)
+        return cli_usage_error("estimate", "-o takes the maps of one input, got %d inputs",
+                               argc - optind);
+    ctx = cli_context(quiet);
+    if (latency && tsync_check_parse_latency(&lat, latency, ctx)) {
+        cli_usage_error("estimate", "%s", tsync_ctx_error(ctx));
+        tsync_ctx_free(ctx);
+        return EXIT_USAGE;
+    }
+    eo.latency_intra_s = lat.latency_intra_s;
+    eo.latency_inter_s = lat.latency_inter_s;
+    if (json && argc - optind > 1)
+        printf("[\n");
+    for (int i = optind; i < argc && rc == EXIT_OK; i++)
+        rc = estimate_one(argv[i], &oo, &eo, json, i == optind, outfile, ctx);
+    if (json && rc == EXIT_OK && argc - optind > 1)
+        printf("]\n");
+    tsync_ctx_free(ctx);
+    return rc;
+}

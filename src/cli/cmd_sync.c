@@ -1,0 +1,81 @@
+/* cmd_sync.c - `tracesync sync`: the main job, input by input. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "tracesync/sync.h"
+
+int cmd_sync(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' },   { "report", required_argument, NULL, 'r' },
+        { "json", no_argument, NULL, 'j' },           { "estimator", required_argument, NULL, 'e' },
+        { "no-clc", no_argument, NULL, 'n' },         { "reference", required_argument, NULL, 'R' },
+        { "domains", required_argument, NULL, 'd' },  { "latency", required_argument, NULL, 'l' },
+        { "global-lsq", no_argument, NULL, 'g' },     { "quiet", no_argument, NULL, 'q' },
+        { NULL, 0, NULL, 0 }
+    };
+    tsync_sync_opts o = TSYNC_SYNC_OPTS_INIT;
+    const char *outdir = NULL, *report = NULL, *latency = NULL;
+    int json = 0, quiet = 0, c, rc = EXIT_OK;
+    tsync_ctx *ctx;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': outdir = optarg; break;
+        case 'r': report = optarg; break;
+        case 'j': json = 1; break;
+        case 'n': o.clc = 0; break;
+        case 'R': o.estimate.reference = optarg; break;
+        case 'g': o.estimate.global_lsq = 1; break;
+        case 'l': latency = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'e':
+            if (tsync_estimator_parse(optarg, &o.estimate.estimator))
+                return cli_usage_error("sync", "--estimator: \"%s\" is not hull, regression or none",
+                                       optarg);
+            break;
+        case 'd':
+            if (cli_parse_domains(optarg, &o.open.domains))
+                return cli_usage_error("sync", "--domains: \"%s\" is not node or location", optarg);
+            break;
+        default: return cli_usage_error("sync", "unknown option");
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("sync", "no input given (an OTF2 anchor file or a CSV of messages)");
+    if (!outdir)
+        return cli_usage_error("sync", "no output directory: add -o OUTDIR");
+    if (report && argc - optind > 1)
+        return cli_usage_error("sync", "--report takes one input; run sync once per input");
+    ctx = cli_context(quiet);
+    if (latency && tsync_check_parse_latency(&o.check, latency, ctx)) {
+        cli_usage_error("sync", "%s", tsync_ctx_error(ctx));
+        tsync_ctx_free(ctx);
+        return EXIT_USAGE;
+    }
+    for (int i = optind; i < argc && rc == EXIT_OK; i++) {
+        tsync_sync_result *r = NULL;
+        char *text = NULL;
+        if (tsync_sync_run(&r, argv[i], outdir, &o, ctx)) {
+            rc = cli_fail(ctx, "sync");
+            break;
+        }
+        if (json || report) {
+            if (!(text = tsync_sync_result_json(r, ctx)))
+                rc = cli_fail(ctx, "sync");
+            else if (report && cli_write_report("sync", report, text))
+                rc = EXIT_USAGE;
+            else if (json)
+                printf("%s\n", text);
+        }
+        if (!json && rc == EXIT_OK)
+            tsync_sync_result_print(r, stdout);
+        free(text);
+        tsync_sync_result_free(r);
+    }
+    tsync_ctx_free(ctx);
+    return rc;
+}

@@ -1,0 +1,227 @@
+/* pipeline.c - the main job, and the only place that knows the order of the stages:
+ *
+ *   read -> check (before) -> estimate -> apply maps -> check (after maps)
+ *        -> controlled logical clock -> check (after) -> deviation -> write
+ *
+ * Estimation turns the messages (and ClockOffset records) into one time map per
+ * clock domain; what the maps leave of clock condition violations, the CLC removes.
+ * Every stage reports into the result, so the report shows what each one did.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "check/check_json.h"
+#include "clc/clc_report.h"
+#include "metrics/deviation_report.h"
+#include "trace/trace.h"
+#include "tracesync/sync.h"
+#include "tracesync/timemap.h"
+#include "util/ctx.h"
+#include "util/str.h"
+#include "util/units.h"
+
+/* The public result and what it owns. */
+struct sync_run {
+    tsync_sync_result pub;
+    tsync_trace *trace;
+    tsync_estimate *estimate;
+    tsync_clc_result *clc;
+    tsync_check_report *before, *after_maps, *after;
+};
+
+void tsync_sync_result_free(tsync_sync_result *r)
+{
+    struct sync_run *run = (struct sync_run *)r;
+    if (!run)
+        return;
+    tsync_check_report_free(run->before);
+    tsync_check_report_free(run->after_maps);
+    tsync_check_report_free(run->after);
+    tsync_clc_result_free(run->clc);
+    tsync_estimate_free(run->estimate);
+    tsync_trace_free(run->trace);
+    free(run->pub.output);
+    free(run);
+}
+
+/* The reference clock is arbitrary: if the maps put any event before 0, every time
+ * moves by the same amount, so that the output can hold it (OTF2 times are unsigned). */
+static int64_t shift_to_positive(const struct tsync_trace *t, tsync_timeline *tl)
+{
+    tsync_time lo = 0;
+    for (uint32_t i = 0; i < t->n_locations; i++)
+        if (t->locations[i].n_events && tl->time[i][0] < lo)
+            lo = tl->time[i][0];
+    if (lo == 0)
+        return 0;
+    for (uint32_t i = 0; i < t->n_locations; i++)
+        for (uint64_t k = 0; k < t->locations[i].n_events; k++)
+            tl->time[i][k] -= lo;
+    return -lo;
+}
+
+static void same_latencies(tsync_sync_opts *o)
+{
+    o->estimate.latency_intra_s = o->clc_opts.latency_intra_s = o->check.latency_intra_s;
+    o->estimate.latency_inter_s = o->clc_opts.latency_inter_s = o->check.latency_inter_s;
+}
+
+int tsync_sync_run(tsync_sync_result **out, const char *input, const char *outdir,
+                   const tsync_sync_opts *opts_in, tsync_ctx *ctx)
+{
+    tsync_sync_opts opts = TSYNC_SYNC_OPTS_INIT;
+    struct sync_run *run = calloc(1, sizeof(*run));
+    tsync_timeline *raw = NULL, *tl = NULL;
+    const char *base;
+    int rc;
+
+    if (!run)
+        return tsync__oom(ctx);
+    if (opts_in)
+        opts = *opts_in;
+    same_latencies(&opts);
+    if ((rc = tsync_trace_open(&run->trace, input, &opts.open, ctx)) ||
+        (rc = tsync_timeline_new(&raw, run->trace, ctx)) ||
+        (rc = tsync_timeline_new(&tl, run->trace, ctx)) ||
+        (rc = tsync_check_run(&run->before, run->trace, raw, &opts.check, ctx)))
+        goto out;
+
+    if (opts.estimate.estimator != TSYNC_ESTIMATOR_NONE) {
+        tsync__progress(ctx, "estimating clocks", 0, 0);
+        if ((rc = tsync_estimate_run(&run->estimate, run->trace, &opts.estimate, ctx)) ||
+            (rc = tsync_map_set_apply(tsync_estimate_maps(run->estimate), run->trace, tl, ctx)) ||
+            (rc = tsync_check_run(&run->after_maps, run->trace, tl, &opts.check, ctx)))
+            goto out;
+        opts.clc_opts.presync = 0; /* ClockOffset records were samples of the estimate */
+    }
+    if (opts.clc) {
+        tsync__progress(ctx, "controlled logical clock", 0, 0);
+        if ((rc = tsync_clc_run(&run->clc, run->trace, tl, &opts.clc_opts, ctx)))
+            goto out;
+    }
+    run->pub.shift_ticks = shift_to_positive(run->trace, tl);
+    if ((rc = tsync_check_run(&run->after, run->trace, tl, &opts.check, ctx)) ||
+        (rc = tsync_deviation_compute(&run->pub.position, &run->pub.distance, run->trace, raw, tl,
+                                      ctx)))
+        goto out;
+    tsync__progress(ctx, "writing", 0, 0);
+    if ((rc = tsync_trace_write(run->trace, tl, outdir, ctx)))
+        goto out;
+    base = strrchr(input, '/');
+    if (!(run->pub.output = tsync__strfmt("%s/%s", outdir, base ? base + 1 : input))) {
+        rc = tsync__oom(ctx);
+        goto out;
+    }
+    run->pub.trace = run->trace;
+    run->pub.estimate = run->estimate;
+    run->pub.clc = run->clc;
+    run->pub.before = run->before;
+    run->pub.after_maps = run->after_maps;
+    run->pub.after = run->after;
+out:
+    tsync_timeline_free(raw);
+    tsync_timeline_free(tl);
+    if (rc) {
+        tsync_sync_result_free(&run->pub);
+        return rc;
+    }
+    *out = &run->pub;
+    return TSYNC_OK;
+}
+
+/* "1199 of 2400 messages (49.96 %)" for people. */
+static void print_counts(const char *label, const tsync_check_report *c, FILE *out)
+{
+    uint64_t all = c->messages + c->logical_messages;
+    char buf[32];
+    fprintf(out, "  %-14s %llu violations, %llu reversed of %llu messages (%.2f %%)", label,
+            (unsigned long long)c->violations, (unsigned long long)c->reversed,
+            (unsigned long long)all, all ? 100.0 * (double)c->violations / (double)all : 0.0);
+    if (c->reversed)
+        fprintf(out, ", max displacement %s",
+                tsync__fmt_seconds(buf, sizeof(buf), c->displacement_max_s));
+    fprintf(out, "\n");
+}
+
+void tsync_sync_result_print(const tsync_sync_result *r, FILE *out)
+{
+    char a[32], b[32];
+    fprintf(out, "sync: %s -> %s\n", tsync_trace_path(r->trace), r->output);
+    fprintf(out, "  %-14s %u locations in %u clock domains (by %s)\n", "trace",
+            tsync_trace_location_count(r->trace), tsync_trace_domain_count(r->trace),
+            tsync_trace_domain_rule(r->trace));
+    print_counts("before", r->before, out);
+    if (r->estimate) {
+        uint32_t nd = tsync_estimate_domain_count(r->estimate), bounded = 0, other = 0;
+        double worst = 0;
+        for (uint32_t d = 0; d < nd; d++) {
+            const tsync_estimate_domain *dom = tsync_estimate_get_domain(r->estimate, d);
+            if (dom->kind == TSYNC_BOUND_BOUNDED) {
+                bounded++;
+                if (dom->bound_s > worst)
+                    worst = dom->bound_s;
+            } else if (dom->kind != TSYNC_BOUND_EXACT) {
+                other++;
+            }
+        }
+        fprintf(out, "  %-14s %s: %u domains bounded (largest bound %s), %u without a bound, "
+                "%u reference%s\n", "estimate", tsync_estimate_estimator_name(r->estimate), bounded,
+                tsync__fmt_seconds(a, sizeof(a), worst), other,
+                tsync_estimate_component_count(r->estimate),
+                tsync_estimate_component_count(r->estimate) == 1 ? "" : "s (unrelated components)");
+        print_counts("after maps", r->after_maps, out);
+    }
+    if (r->clc)
+        fprintf(out, "  %-14s %llu receives put forward in %u pass%s (gamma %g), largest jump %s, "
+                "largest shift %s\n", "clc", (unsigned long long)r->clc->corrected, r->clc->passes,
+                r->clc->passes == 1 ? "" : "es", r->clc->gamma,
+                tsync__fmt_seconds(a, sizeof(a), r->clc->max_jump_s),
+                tsync__fmt_seconds(b, sizeof(b), r->clc->max_shift_s));
+    print_counts("after", r->after, out);
+    fprintf(out, "  %-14s event distance deviation avg %.4f %%, max %.2f %%; event position "
+            "max %s\n", "intervals", 100.0 * r->distance.avg,
+            isinf(r->distance.max) ? INFINITY : 100.0 * r->distance.max,
+            tsync__fmt_seconds(a, sizeof(a), r->position.max_abs_s));
+    fprintf(out, "  %-14s %s\n", "result",
+            tsync_check_report_consistent(r->after) ? "CONSISTENT" : "INCONSISTENT");
+}
+
+char *tsync_sync_result_json(const tsync_sync_result *r, tsync_ctx *ctx)
+{
+    json_t *o = json_object(), *dev = json_object();
+    char *text = NULL;
+    if (!o || !dev)
+        goto out;
+    json_object_set_new(o, "input", json_string(tsync_trace_path(r->trace)));
+    json_object_set_new(o, "output", json_string(r->output));
+    json_object_set_new(o, "domain_rule", json_string(tsync_trace_domain_rule(r->trace)));
+    json_object_set_new(o, "before", tsync__check_report_to_json(r->before, r->trace));
+    if (r->estimate) {
+        char *est = tsync_estimate_json(r->estimate, r->trace, ctx);
+        json_t *e = est ? json_loads(est, 0, NULL) : NULL;
+        free(est);
+        if (!e)
+            goto out;
+        json_object_set_new(o, "estimate", e);
+        json_object_set_new(o, "after_maps", tsync__check_report_to_json(r->after_maps, r->trace));
+    }
+    if (r->clc)
+        json_object_set_new(o, "clc", tsync__clc_result_to_json(r->clc));
+    json_object_set_new(o, "after", tsync__check_report_to_json(r->after, r->trace));
+    json_object_set_new(dev, "position", tsync__deviation_to_json(&r->position));
+    json_object_set_new(dev, "distance", tsync__deviation_to_json(&r->distance));
+    json_object_set_new(o, "deviation", dev);
+    dev = NULL;
+    json_object_set_new(o, "shift_ticks", json_integer(r->shift_ticks));
+    json_object_set_new(o, "consistent", json_boolean(tsync_check_report_consistent(r->after)));
+    text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+out:
+    json_decref(dev);
+    json_decref(o);
+    if (!text)
+        tsync__oom(ctx);
+    return text;
+}
