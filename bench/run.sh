@@ -15,9 +15,18 @@ J
 start=$(date +%s.%N)
 "$build/tracesync" apply "$work/maps.json" "$work/otf2/in/traces.otf2" -o "$work/apply" -q
 end=$(date +%s.%N)
-echo "stage=apply-command  fmt=otf2 events=$events seconds=$(awk "BEGIN { printf \"%.3f\", $end - $start }")"
+echo "stage=apply-command    fmt=otf2 events=$events seconds=$(awk "BEGIN { printf \"%.3f\", $end - $start }")"
 echo "== tracesync simulate: 10x shorter, as long, twice as long ($events events), and the write floor"
 "$build/bench/bench_sim" "$events" "$work/sim"
 echo "== clock estimation: the hull on one pair, whole estimate runs, path vs global on loops ($events messages)"
 "$build/bench/bench_estimate" "$events"
+echo "== controlled logical clock on a simulated trace ($events events), and the whole command"
+"$build/bench/bench_clc" "$events" "$work/clc"
+timed() {
+    start=$(date +%s.%N)
+    "$@"
+    end=$(date +%s.%N)
+    awk "BEGIN { printf \"%.3f\", $end - $start }"
+}
+echo "stage=clc-command      fmt=otf2 events=$events seconds=$(timed "$build/tracesync" clc "$work/clc/sim/trace.otf2" -o "$work/clc-cmd" -q --latency intra=1us,inter=5us)"
 rm -rf "$work"
