@@ -5,12 +5,14 @@
 #include "cli/cli.h"
 #include "tracesync/eval.h"
 #include "tracesync/trace.h"
+#include "util/units.h"
 
 int cmd_eval(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "json", no_argument, NULL, 'j' }, { "latency", required_argument, NULL, 'l' },
-        { "quiet", no_argument, NULL, 'q' }, { NULL, 0, NULL, 0 }
+        { "quiet", no_argument, NULL, 'q' }, { "bin", required_argument, NULL, 'b' },
+        { NULL, 0, NULL, 0 }
     };
     tsync_eval_opts eo = TSYNC_EVAL_OPTS_INIT;
     tsync_trace *corrected = NULL, *truth = NULL;
@@ -25,6 +27,12 @@ int cmd_eval(int argc, char **argv)
         case 'j': json = 1; break;
         case 'q': quiet = 1; break;
         case 'l': latency = optarg; break;
+        case 'b':
+            /* The bin of true time for the common-mode error of the time axis. */
+            if (tsync__parse_seconds(optarg, &eo.bin_s) || !(eo.bin_s > 0))
+                return cli_usage_error("eval", "--bin %s: expected a positive duration, "
+                                       "e.g. 1s or 200ms", optarg);
+            break;
         default: return cli_usage_error("eval", "unknown option");
         }
     }

@@ -132,7 +132,7 @@ const struct cli_command cli_commands[] = {
       "\n"
       "Example:\n"
       "  tracesync simulate --scenario cacau --seed 7 --events 200000 -o sim/\n" },
-    { "eval", cmd_eval, "eval CORRECTED TRUTH [--json] [--latency intra=T,inter=T]",
+    { "eval", cmd_eval, "eval CORRECTED TRUTH [--json] [--latency intra=T,inter=T] [--bin T]",
       "score a corrected trace against the true times (from simulate)",
       "Pairs every event of CORRECTED with the same event of TRUTH (same location id,\n"
       "same position) and reports the error corrected - true after removing one\n"
@@ -144,6 +144,8 @@ const struct cli_command cli_commands[] = {
       "\n"
       "Options:\n"
       "  --json                 print the report as JSON\n"
+      "  --bin T                bin of true time for the common-mode error of the time\n"
+      "                         axis, removed for the relative error (default 1s)\n"
       "  --latency SPEC         minimum latencies for violations, e.g. intra=1us,inter=4us\n"
       "                         (default intra=0.3us,inter=1us)\n"
       "  -q, --quiet            no warnings or progress on stderr\n"

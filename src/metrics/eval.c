@@ -1,12 +1,15 @@
 /* eval.c - scores corrected timestamps against the truth (eval.h): per-event error
  * after removing the median, its maximum, 99th percentile and mean per location and
- * overall; reversed messages and violations (tsync_check_run); changed event order;
+ * overall; the same relative to the time axis, after removing the common-mode error
+ * c(t) of the whole axis (why and how: eval.h, and "the common-mode error" below);
+ * reversed messages and violations (tsync_check_run); changed event order;
  * deviation of local intervals (tsync_deviation_compute, seed 002 Table 4).
  *
  * Errors are exact until the last step: corrected x R_truth - true x R_corrected is
  * an exact 128-bit integer, divided by R_corrected x R_truth into seconds once.
- * Memory: one double per event (the errors), selected in place for the median and
- * the percentiles (quickselect, expected linear time), plus one timeline of the
+ * Memory: one double per event (the errors, then the values grouped by bin for c),
+ * selected in place for the medians and the percentiles (quickselect, expected
+ * linear time); the bins of c (at most TSYNC_EVAL_MAX_BINS); one timeline of the
  * truth on the corrected trace for the deviation.
  */
 #include <math.h>
@@ -193,61 +196,297 @@ static struct scale scale_of(uint64_t rc, uint64_t rt)
     return s;
 }
 
-/* Runs `body` with `num`, the numerator of corrected - true, for every event in the
- * truth's location order (uses t, ct, map and sc of the caller). */
-#define FOR_EACH_ERROR(num, body)                                                        \
+/* Runs `body` with `num`, the numerator of corrected - true, and `when`, the true
+ * time in ticks of the truth, for every event in the truth's location order (uses
+ * t, ct, map and sc of the caller). */
+#define FOR_EACH_ERROR(num, when, body)                                                  \
     for (tsync_loc i_ = 0; i_ < t->n_locations; i_++) {                                  \
         const tsync_time *a_ = ct[map[i_]], *b_ = t->locations[i_].time;                 \
         for (uint64_t k_ = 0; k_ < t->locations[i_].n_events; k_++) {                    \
             i128 num = (i128)a_[k_] * sc.a - (i128)b_[k_] * sc.b;                        \
+            tsync_time when = b_[k_];                                                    \
+            (void)num;                                                                   \
+            (void)when;                                                                  \
             body;                                                                        \
         }                                                                                \
     }
 
-static int errors(tsync_eval_report *r, tsync_time *const *ct, const tsync_trace *c,
-                  const tsync_trace *t, const tsync_loc *map, tsync_ctx *ctx)
+/* The statistics of |e| (in the truth's location order in abs_err, which is
+ * reordered) into the report: the errors after the constant, or (relative) after
+ * the common-mode error of the time axis. */
+static void summarize(tsync_eval_report *r, const tsync_trace *t, double *abs_err, int relative)
 {
-    struct scale sc = scale_of(c->timer_resolution, t->timer_resolution);
     size_t n = 0, total = (size_t)r->events;
-    double *err = malloc((total ? total : 1) * sizeof(*err)), sum_all = 0;
-    i128 median = 0;
-    int found = 0;
-    if (!err)
-        return tsync__oom(ctx);
-    FOR_EACH_ERROR(num, err[n++] = (double)num / sc.lcm);
-    /* The lower median is one event's error: find that event's exact numerator, so
-     * that removing it is exact too. */
-    r->offset_s = total ? select_kth(err, total, (total - 1) / 2) : 0.0;
-    FOR_EACH_ERROR(num, if (!found && (double)num / sc.lcm == r->offset_s) {
-        median = num;
-        found = 1;
-    });
-    n = 0;
-    FOR_EACH_ERROR(num, err[n++] = fabs((double)(num - median) / sc.lcm));
-    n = 0;
+    double sum_all = 0, max_all = 0, mean_all, p99_all;
     for (tsync_loc i = 0; i < t->n_locations; i++) {
         tsync_eval_location *pl = &r->per_location[i];
         size_t m = (size_t)t->locations[i].n_events;
-        double sum = 0, max = 0;
+        double sum = 0, max = 0, mean, p;
         for (size_t k = 0; k < m; k++) {
-            sum += err[n + k];
-            if (err[n + k] > max)
-                max = err[n + k];
+            sum += abs_err[n + k];
+            if (abs_err[n + k] > max)
+                max = abs_err[n + k];
         }
+        mean = m ? sum / (double)m : 0.0;
+        p = p99(abs_err + n, m);
         pl->loc = i;
         pl->events = m;
-        pl->max_abs_error_s = max;
-        pl->mean_abs_error_s = m ? sum / (double)m : 0.0;
-        pl->p99_abs_error_s = p99(err + n, m);
-        if (max > r->max_abs_error_s)
-            r->max_abs_error_s = max;
+        if (relative) {
+            pl->relative_max_abs_error_s = max;
+            pl->relative_p99_abs_error_s = p;
+            pl->relative_mean_abs_error_s = mean;
+        } else {
+            pl->max_abs_error_s = max;
+            pl->p99_abs_error_s = p;
+            pl->mean_abs_error_s = mean;
+        }
+        if (max > max_all)
+            max_all = max;
         sum_all += sum;
         n += m;
     }
-    r->mean_abs_error_s = total ? sum_all / (double)total : 0.0;
-    r->p99_abs_error_s = p99(err, total);
-    free(err);
+    mean_all = total ? sum_all / (double)total : 0.0;
+    p99_all = p99(abs_err, total);
+    if (relative) {
+        r->relative_max_abs_error_s = max_all;
+        r->relative_p99_abs_error_s = p99_all;
+        r->relative_mean_abs_error_s = mean_all;
+    } else {
+        r->max_abs_error_s = max_all;
+        r->p99_abs_error_s = p99_all;
+        r->mean_abs_error_s = mean_all;
+    }
+}
+
+/* ---- the common-mode error of the time axis --------------------------------------- */
+
+/* c(t), the error that all locations share at true time t (eval.h), estimated from
+ * the errors g = corrected - true - offset of all events.
+ *
+ * Bins. True time is cut into bins of `width` ticks of the truth, aligned to
+ * multiples of the width (so that a bin does not depend on where the trace starts);
+ * the width is the option rounded to whole ticks, widened when the true time range
+ * would need more than TSYNC_EVAL_MAX_BINS bins. Each bin that holds events gives
+ * one point of c: at the median true time of its events (not the bin's center: a
+ * bin that is only partly filled, at the end of a sleep, say, would otherwise put
+ * the median error of its events at a time where they are not, and 10 ppm of skew
+ * makes that 1 us per 0.1 s of displacement), the median error of its events.
+ *
+ * Refinement. Within a 1 s bin the reference clock's skew alone moves the error by
+ * some 10 us, more than the differences between locations that are to be measured.
+ * The median of a bin then mixes the two: with three locations, one of them 5 us off,
+ * it lands 5/3 us from the common curve, not on it. So after the first points the
+ * medians are taken again of the residuals g - c(t), which no longer contain the
+ * trend, and added to the points, until no point moves by more than REFINE_TICKS
+ * ticks of the truth, at most REFINEMENTS passes. Most of the mixing goes in the
+ * first pass; where a point's line is continued beyond it (the ends of the run, the
+ * edges of a gap) each pass removes about two thirds of what is left.
+ *
+ * Between points. c is linear between the points of adjacent bins. Where the next
+ * point on an event's side lies across empty bins (a sleep of ten minutes, over
+ * which the temperature wander bends the axis) or there is none (the first and last
+ * bin), the line of the adjacent points on the other side is continued instead, for
+ * at most about one bin; holding c constant there would cost skew x half a bin
+ * (5 us at 10 ppm and 1 s). Only where neither neighbor is adjacent is the segment
+ * across the gap used; a lone point is held constant.
+ *
+ * Memory: per bin two offsets and a point index, per point its bin, time and value
+ * (under 45 MB at the cap of 10^6 bins); the events' values are grouped by bin in
+ * the caller's buffer of one double per event, one pass over the events per step. */
+#define REFINEMENTS 16
+#define REFINE_TICKS 1e-3
+
+struct axis {
+    tsync_time origin;          /* first tick of bin 0, a multiple of width */
+    int64_t width;              /* ticks of the truth per bin */
+    double resolution;          /* ticks per second of the truth */
+    size_t n_bins;
+    size_t *start;              /* bin b's values: buf[start[b], start[b + 1]) */
+    size_t *fill;               /* cursors while placing values */
+    uint32_t *point;            /* bin -> its point (bins with events only) */
+    size_t n_points;
+    size_t *bin;                /* point -> its bin */
+    double *x;                  /* point -> median true time, s after origin */
+    double *y;                  /* point -> common-mode error there, s */
+};
+
+static void axis_free(struct axis *ax)
+{
+    free(ax->start);
+    free(ax->fill);
+    free(ax->point);
+    free(ax->bin);
+    free(ax->x);
+    free(ax->y);
+}
+
+/* floor(a / b) for b > 0. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+static size_t bin_of(const struct axis *ax, tsync_time when)
+{
+    return (size_t)(((uint64_t)when - (uint64_t)ax->origin) / (uint64_t)ax->width);
+}
+
+static double seconds_of(const struct axis *ax, tsync_time when)
+{
+    return (double)((uint64_t)when - (uint64_t)ax->origin) / ax->resolution;
+}
+
+/* The median of v[0, n), n > 0, averaging the two middle values when n is even. */
+static double median(double *v, size_t n)
+{
+    double hi = select_kth(v, n, n / 2), lo;
+    if (n % 2)
+        return hi;
+    lo = v[0]; /* the largest of the lower half, which select_kth left before n/2 */
+    for (size_t i = 1; i < n / 2; i++)
+        if (v[i] > lo)
+            lo = v[i];
+    return lo + (hi - lo) / 2;
+}
+
+/* c at `u` seconds after the origin, for an event in point j's bin. */
+static double common_at(const struct axis *ax, size_t j, double u)
+{
+    int has_l = j > 0, has_r = j + 1 < ax->n_points;
+    int adj_l = has_l && ax->bin[j] - ax->bin[j - 1] == 1;
+    int adj_r = has_r && ax->bin[j + 1] - ax->bin[j] == 1;
+    int use_left;
+    size_t a;
+    if (!has_l && !has_r)
+        return ax->y[j];
+    /* The segment on u's side if adjacent, else the other side's if adjacent, else
+     * whichever exists, the one on u's side first. */
+    if (u < ax->x[j])
+        use_left = adj_l || (!adj_r && has_l);
+    else
+        use_left = !adj_r && (adj_l || !has_r);
+    a = use_left ? j - 1 : j;
+    return ax->y[a] + (ax->y[a + 1] - ax->y[a]) * (u - ax->x[a]) / (ax->x[a + 1] - ax->x[a]);
+}
+
+/* Bins over [tmin, tmax] of the truth, and the number of events of each. */
+static int axis_init(struct axis *ax, const tsync_trace *t, double bin_s, tsync_ctx *ctx)
+{
+    tsync_time tmin = INT64_MAX, tmax = INT64_MIN;
+    uint64_t range;
+    double w = bin_s * (double)t->timer_resolution;
+    size_t k = 0;
+    memset(ax, 0, sizeof(*ax));
+    for (tsync_loc i = 0; i < t->n_locations; i++) {
+        const struct tsync_location *l = &t->locations[i];
+        if (l->n_events) { /* times are non-decreasing per location */
+            tmin = l->time[0] < tmin ? l->time[0] : tmin;
+            tmax = l->time[l->n_events - 1] > tmax ? l->time[l->n_events - 1] : tmax;
+        }
+    }
+    if (tmin > tmax)
+        tmin = tmax = 0;
+    range = (uint64_t)tmax - (uint64_t)tmin;
+    ax->resolution = (double)t->timer_resolution;
+    ax->width = w < 1 ? 1 : w > 4e18 ? (int64_t)4e18 : (int64_t)llround(w);
+    /* floor(tmax / w) - floor(tmin / w) + 1 <= range / w + 2 bins. */
+    if (range / (uint64_t)ax->width + 2 > TSYNC_EVAL_MAX_BINS)
+        ax->width = (int64_t)(range / (TSYNC_EVAL_MAX_BINS - 2) + 1);
+    ax->origin = floor_div(tmin, ax->width) * ax->width;
+    ax->n_bins = bin_of(ax, tmax) + 1;
+    if (!(ax->start = calloc(ax->n_bins + 1, sizeof(*ax->start))) ||
+        !(ax->fill = malloc(ax->n_bins * sizeof(*ax->fill))) ||
+        !(ax->point = malloc(ax->n_bins * sizeof(*ax->point))))
+        return tsync__oom(ctx);
+    for (tsync_loc i = 0; i < t->n_locations; i++)
+        for (uint64_t e = 0; e < t->locations[i].n_events; e++)
+            ax->start[bin_of(ax, t->locations[i].time[e]) + 1]++;
+    for (size_t b = 0; b < ax->n_bins; b++)
+        ax->n_points += ax->start[b + 1] != 0;
+    if (!(ax->bin = malloc((ax->n_points ? ax->n_points : 1) * sizeof(*ax->bin))) ||
+        !(ax->x = malloc((ax->n_points ? ax->n_points : 1) * sizeof(*ax->x))) ||
+        !(ax->y = calloc(ax->n_points ? ax->n_points : 1, sizeof(*ax->y))))
+        return tsync__oom(ctx);
+    for (size_t b = 0; b < ax->n_bins; b++) {
+        if (ax->start[b + 1]) {
+            ax->point[b] = (uint32_t)k;
+            ax->bin[k++] = b;
+        }
+        ax->start[b + 1] += ax->start[b];
+    }
     return TSYNC_OK;
+}
+
+/* Sets every point's value (or, with `add`, adds to it) to the median of its bin's
+ * values, grouped by the caller into buf. Returns the largest |median|. */
+static double axis_medians(struct axis *ax, double *buf, int add, double *out)
+{
+    double largest = 0;
+    for (size_t j = 0; j < ax->n_points; j++) {
+        size_t b = ax->bin[j];
+        double m = median(buf + ax->start[b], ax->start[b + 1] - ax->start[b]);
+        out[j] = add ? out[j] + m : m;
+        if (fabs(m) > largest)
+            largest = fabs(m);
+    }
+    return largest;
+}
+
+#define PLACE(value) (buf[ax.fill[bin_of(&ax, when)]++] = (value))
+#define COMMON() common_at(&ax, ax.point[bin_of(&ax, when)], seconds_of(&ax, when))
+
+/* ---- errors, both kinds ------------------------------------------------------------ */
+
+static int errors(tsync_eval_report *r, tsync_time *const *ct, const tsync_trace *c,
+                  const tsync_trace *t, const tsync_loc *map, double bin_s, tsync_ctx *ctx)
+{
+    struct scale sc = scale_of(c->timer_resolution, t->timer_resolution);
+    size_t n = 0, total = (size_t)r->events;
+    double *buf = malloc((total ? total : 1) * sizeof(*buf));
+    struct axis ax;
+    i128 offset = 0;
+    int found = 0, rc;
+    if (!buf)
+        return tsync__oom(ctx);
+
+    /* After one constant. The lower median is one event's error: find that event's
+     * exact numerator, so that removing it is exact too. */
+    FOR_EACH_ERROR(num, when, buf[n++] = (double)num / sc.lcm);
+    r->offset_s = total ? select_kth(buf, total, (total - 1) / 2) : 0.0;
+    FOR_EACH_ERROR(num, when, if (!found && (double)num / sc.lcm == r->offset_s) {
+        offset = num;
+        found = 1;
+    });
+    n = 0;
+    FOR_EACH_ERROR(num, when, buf[n++] = fabs((double)(num - offset) / sc.lcm));
+    summarize(r, t, buf, 0);
+
+    /* Relative to the time axis: the points of c, then |g - c(true)|. */
+    if ((rc = axis_init(&ax, t, bin_s, ctx)))
+        goto out;
+    r->relative_bin_s = (double)ax.width / ax.resolution;
+    memcpy(ax.fill, ax.start, ax.n_bins * sizeof(*ax.fill));
+    FOR_EACH_ERROR(num, when, PLACE(seconds_of(&ax, when)));
+    axis_medians(&ax, buf, 0, ax.x);
+    for (int pass = 0; pass <= REFINEMENTS; pass++) {
+        double moved;
+        memcpy(ax.fill, ax.start, ax.n_bins * sizeof(*ax.fill));
+        FOR_EACH_ERROR(num, when, {
+            double g = (double)(num - offset) / sc.lcm;
+            PLACE(pass ? g - COMMON() : g);
+        });
+        moved = axis_medians(&ax, buf, pass > 0, ax.y);
+        if (pass && moved <= REFINE_TICKS / ax.resolution)
+            break;
+    }
+    n = 0;
+    FOR_EACH_ERROR(num, when, buf[n++] = fabs((double)(num - offset) / sc.lcm - COMMON()));
+    summarize(r, t, buf, 1);
+out:
+    axis_free(&ax);
+    free(buf);
+    return rc;
 }
 
 /* ---- deviation ------------------------------------------------------------------ */
@@ -290,15 +529,21 @@ int tsync_eval_run(tsync_eval_report **out, const tsync_trace *corrected,
     tsync_timeline *own = NULL;
     tsync_check_report *check = NULL;
     tsync_loc *map = NULL;
+    double bin_s;
     int rc;
 
     if (!out || !corrected || !truth)
         return tsync__fail(ctx, TSYNC_EINVAL, "eval: no trace given");
     if (!opts)
         opts = &defaults;
-    if (opts->version != TSYNC_EVAL_OPTS_VERSION)
+    /* Version 1 options end before bin_s. */
+    if (opts->version != TSYNC_EVAL_OPTS_VERSION && opts->version != 1)
         return tsync__fail(ctx, TSYNC_EINVAL, "eval: options version %u, expected %u (initialize "
                            "with TSYNC_EVAL_OPTS_INIT)", opts->version, TSYNC_EVAL_OPTS_VERSION);
+    bin_s = opts->version >= 2 ? opts->bin_s : 1.0;
+    if (!(bin_s > 0) || !isfinite(bin_s))
+        return tsync__fail(ctx, TSYNC_EINVAL, "eval: bin of %g s for the time axis, expected a "
+                           "positive number of seconds", bin_s);
     if (times && times->n_locations != corrected->n_locations)
         return tsync__fail(ctx, TSYNC_EINVAL, "%s: eval: the timeline belongs to another trace",
                            corrected->path);
@@ -320,7 +565,7 @@ int tsync_eval_run(tsync_eval_report **out, const tsync_trace *corrected,
     r->events = tsync_trace_event_count(truth);
     r->corrected_resolution = corrected->timer_resolution;
     r->truth_resolution = truth->timer_resolution;
-    if ((rc = errors(r, times->time, corrected, truth, map, ctx)) ||
+    if ((rc = errors(r, times->time, corrected, truth, map, bin_s, ctx)) ||
         (rc = order_check(r, corrected, truth, map, ctx)) ||
         (rc = deviation(r, corrected, times, truth, map, ctx)) ||
         (rc = tsync_check_run(&check, corrected, times, &opts->check, ctx)))

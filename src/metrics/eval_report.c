@@ -19,7 +19,7 @@ static double share(uint64_t n, uint64_t total)
 void tsync_eval_report_print(const tsync_eval_report *r, const tsync_trace *corrected,
                              const tsync_trace *truth, FILE *out)
 {
-    char a[32], b[32], c[32];
+    char a[32], b[32], c[32], d[32];
     uint64_t total;
     if (!r || !corrected || !truth || !out)
         return;
@@ -33,12 +33,22 @@ void tsync_eval_report_print(const tsync_eval_report *r, const tsync_trace *corr
     fprintf(out, "  |error|              max %s, p99 %s, mean %s\n",
             tsync__fmt_seconds(a, sizeof(a), r->max_abs_error_s), tsync__fmt_seconds(b, sizeof(b), r->p99_abs_error_s),
             tsync__fmt_seconds(c, sizeof(c), r->mean_abs_error_s));
+    fprintf(out, "  relative to the time axis: max %s, p99 %s, mean %s (common-mode error c(t) "
+            "removed, bins of %s)\n",
+            tsync__fmt_seconds(a, sizeof(a), r->relative_max_abs_error_s),
+            tsync__fmt_seconds(b, sizeof(b), r->relative_p99_abs_error_s),
+            tsync__fmt_seconds(c, sizeof(c), r->relative_mean_abs_error_s),
+            tsync__fmt_seconds(d, sizeof(d), r->relative_bin_s));
     for (uint32_t i = 0; i < r->locations; i++) {
         const tsync_eval_location *l = &r->per_location[i];
         const struct tsync_location *tl = &truth->locations[l->loc];
-        fprintf(out, "    %-18s max %s, p99 %s, mean %s (%llu events)\n", tl->name,
+        fprintf(out, "    %-18s max %s, p99 %s, mean %s (%llu events)", tl->name,
                 tsync__fmt_seconds(a, sizeof(a), l->max_abs_error_s), tsync__fmt_seconds(b, sizeof(b), l->p99_abs_error_s),
                 tsync__fmt_seconds(c, sizeof(c), l->mean_abs_error_s), (unsigned long long)l->events);
+        fprintf(out, "; relative max %s, p99 %s, mean %s\n",
+                tsync__fmt_seconds(a, sizeof(a), l->relative_max_abs_error_s),
+                tsync__fmt_seconds(b, sizeof(b), l->relative_p99_abs_error_s),
+                tsync__fmt_seconds(c, sizeof(c), l->relative_mean_abs_error_s));
     }
     fprintf(out, "  messages             %llu point-to-point, %llu logical (collectives)\n",
             (unsigned long long)r->messages, (unsigned long long)r->logical_messages);
@@ -61,19 +71,27 @@ static int put(json_t *o, const char *key, json_t *value)
     return value ? json_object_set_new(o, key, value) : -1;
 }
 
-/* The error keys of the report and of each location; 0 or -1. */
-static int put_errors(json_t *o, uint64_t events, double max, double p99, double mean)
+/* The error keys of the report and of each location, after the constant and
+ * relative to the time axis (rel: max, p99, mean); 0 or -1. */
+static int put_errors(json_t *o, uint64_t events, double max, double p99, double mean,
+                      const double rel[3])
 {
     return put(o, "events", json_integer((json_int_t)events)) ||
            put(o, "max_abs_error_s", json_real(max)) || put(o, "p99_abs_error_s", json_real(p99)) ||
-           put(o, "mean_abs_error_s", json_real(mean));
+           put(o, "mean_abs_error_s", json_real(mean)) ||
+           put(o, "relative_max_abs_error_s", json_real(rel[0])) ||
+           put(o, "relative_p99_abs_error_s", json_real(rel[1])) ||
+           put(o, "relative_mean_abs_error_s", json_real(rel[2]));
 }
 
 static json_t *location_json(const tsync_eval_location *l, const tsync_trace *truth)
 {
     const struct tsync_location *tl = &truth->locations[l->loc];
     json_t *e = json_pack("{s:I, s:s}", "location", (json_int_t)tl->ref, "name", tl->name);
-    if (e && put_errors(e, l->events, l->max_abs_error_s, l->p99_abs_error_s, l->mean_abs_error_s)) {
+    const double rel[3] = { l->relative_max_abs_error_s, l->relative_p99_abs_error_s,
+                            l->relative_mean_abs_error_s };
+    if (e && put_errors(e, l->events, l->max_abs_error_s, l->p99_abs_error_s, l->mean_abs_error_s,
+                        rel)) {
         json_decref(e);
         return NULL;
     }
@@ -86,9 +104,12 @@ static json_t *report_json(const tsync_eval_report *r, const tsync_trace *correc
     json_t *o = json_pack("{s:s, s:s, s:i}", "corrected", corrected->path, "truth", truth->path,
                           "locations", (json_int_t)r->locations);
     json_t *per = json_array(), *dev = json_object();
+    const double rel[3] = { r->relative_max_abs_error_s, r->relative_p99_abs_error_s,
+                            r->relative_mean_abs_error_s };
     int bad = !o || !per || !dev;
     bad = bad || put_errors(o, r->events, r->max_abs_error_s, r->p99_abs_error_s,
-                            r->mean_abs_error_s);
+                            r->mean_abs_error_s, rel) ||
+          put(o, "relative_bin_s", json_real(r->relative_bin_s));
     for (uint32_t i = 0; !bad && i < r->locations; i++)
         bad = json_array_append_new(per, location_json(&r->per_location[i], truth)) != 0;
     bad = bad || put(dev, "position", tsync__deviation_to_json(&r->position)) ||

@@ -21,6 +21,9 @@ json_eq out.txt 'd["max_abs_error_s"]' 0.0
 json_eq out.txt 'd["events"] >= 2000' True
 json_eq out.txt 'd["reversed"]' 0
 json_eq out.txt 'd["order_changed"]' False
+json_eq out.txt 'd["relative_max_abs_error_s"]' 0.0
+json_eq out.txt 'd["relative_bin_s"]' 1.0
+json_eq out.txt 'd["per_location"][0]["relative_mean_abs_error_s"]' 0.0
 
 # The uncorrected trace: the error is the difference of the two nodes' clocks
 # (their offsets, plus up to 50 ppm of skew over the 1 s run).
@@ -39,11 +42,20 @@ assert want > 1e-4 and abs(got - want) < 2e-4, (got, want)
 per = sorted(p["mean_abs_error_s"] for p in ev["per_location"])
 assert per[0] < 1e-4 and abs(per[-1] - want) < 2e-4, per
 assert ev["reversed"] > 0 and ev["violations"] >= ev["reversed"]
+# Relative to the time axis: the common-mode error c(t) lies between the two
+# clocks, so what is left of their difference on each node is at most all of it.
+print("relative max", ev["relative_max_abs_error_s"], "bin", ev["relative_bin_s"])
+assert 0 < ev["relative_max_abs_error_s"] <= want + 2e-4, ev["relative_max_abs_error_s"]
+for k in ("relative_max_abs_error_s", "relative_p99_abs_error_s", "relative_mean_abs_error_s"):
+    assert all(0 <= p[k] <= want + 2e-4 for p in ev["per_location"]), k
 P
 run 0 "$TRACESYNC" eval sim/trace.otf2 sim/truth.otf2
 contains out.txt "|error|"
 contains out.txt "ms"
 contains out.txt "Table 4"
+contains out.txt "relative to the time axis: max"
+run 0 "$TRACESYNC" eval sim/trace.otf2 sim/truth.otf2 --bin 200ms --json
+json_eq out.txt 'd["relative_bin_s"]' 0.2
 
 # Same seed, same traces (otf2-print: the anchor's trace id is random).
 run 0 "$TRACESYNC" simulate --scenario smoke --seed 3 -o again -q
@@ -102,4 +114,8 @@ run 2 "$TRACESYNC" eval other/trace.otf2 sim/truth.otf2
 contains err.txt "not in the"
 run 2 "$TRACESYNC" eval again/trace.otf2 other/truth.otf2
 contains err.txt "events in the corrected trace"
+run 2 "$TRACESYNC" eval sim/trace.otf2 sim/truth.otf2 --bin 0
+contains err.txt "--bin 0"
+run 2 "$TRACESYNC" eval sim/trace.otf2 sim/truth.otf2 --bin 3parsecs
+contains err.txt "positive duration"
 [ ! -e x ] || fail "a failed simulate left x/ behind"

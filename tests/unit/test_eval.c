@@ -2,7 +2,11 @@
  * truth against itself is zero, a shifted copy is zero after the median, errors and
  * percentiles on hand-made archives, different timer resolutions, reversed messages,
  * changed event order, events that do not correspond, the JSON keys, and a simulated
- * trace scored against its truth giving exactly the injected clock errors. */
+ * trace scored against its truth giving exactly the injected clock errors. Relative
+ * to the time axis: a time axis bent by one smooth function (a quadratic, a
+ * sinusoid) common to all locations is no error there, within a bound computed
+ * from its curvature; one location 5 us off the others keeps its 5 us; the bin
+ * option, its cap on the number of bins, and bad values. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -110,6 +114,8 @@ static void test_truth_against_itself(void **state)
     assert_int_equal(r->locations, 3);
     assert_true(r->offset_s == 0 && r->max_abs_error_s == 0 && r->p99_abs_error_s == 0 &&
                 r->mean_abs_error_s == 0);
+    assert_true(r->relative_max_abs_error_s == 0 && r->relative_p99_abs_error_s == 0 &&
+                r->relative_mean_abs_error_s == 0 && r->relative_bin_s == 1.0);
     assert_int_equal(r->messages, 2);
     assert_int_equal(r->reversed + r->violations, 0);
     assert_int_equal(r->order_changed, 0);
@@ -143,6 +149,11 @@ static void test_shifts(void **state)
     assert_true(r->per_location[0].max_abs_error_s == 0);
     assert_true(fabs(r->per_location[2].mean_abs_error_s - 7e-6) < 1e-18);
     assert_int_equal(r->per_location[2].events, 3);
+    /* All ten events in one bin: c is the median there, 0, and rank 2 keeps its
+     * 7 us relative to the time axis too. */
+    assert_true(fabs(r->relative_max_abs_error_s - 7e-6) < 1e-18);
+    assert_true(fabs(r->per_location[2].relative_mean_abs_error_s - 7e-6) < 1e-18);
+    assert_true(r->per_location[0].relative_max_abs_error_s == 0);
     /* 0 -> 2 sent at 3000, received at 9000 - 7000 = 2000: reversed. */
     assert_int_equal(r->reversed, 1);
     assert_int_equal(r->violations, 1);
@@ -252,7 +263,9 @@ static void test_report_output(void **state)
     static const int64_t zero[3] = { 0, 0, 0 }, one[3] = { 0, 0, -7000 };
     static const char *const keys[] = { "events", "max_abs_error_s", "p99_abs_error_s",
                                         "mean_abs_error_s", "reversed", "violations",
-                                        "per_location", "order_changed", "deviation", "offset_s" };
+                                        "per_location", "order_changed", "deviation", "offset_s",
+                                        "relative_max_abs_error_s", "relative_p99_abs_error_s",
+                                        "relative_mean_abs_error_s", "relative_bin_s" };
     tsync_trace *t = small_run("j-truth", 1000000000, zero), *c = small_run("j-corr", 1000000000, one);
     tsync_eval_report *r = eval(c, t);
     char *text = tsync_eval_report_json(r, c, t), buf[8192];
@@ -269,6 +282,14 @@ static void test_report_output(void **state)
     assert_int_equal(json_integer_value(json_object_get(doc, "reversed")), 1);
     assert_int_equal(json_array_size(json_object_get(doc, "per_location")), 3);
     assert_non_null(json_object_get(json_object_get(doc, "deviation"), "distance"));
+    assert_true(json_real_value(json_object_get(doc, "relative_bin_s")) == 1.0);
+    {
+        json_t *l2 = json_array_get(json_object_get(doc, "per_location"), 2);
+        assert_true(fabs(json_real_value(json_object_get(l2, "relative_max_abs_error_s")) - 7e-6) <
+                    1e-15);
+        assert_non_null(json_object_get(l2, "relative_p99_abs_error_s"));
+        assert_non_null(json_object_get(l2, "relative_mean_abs_error_s"));
+    }
     json_decref(doc);
     free(text);
     f = fmemopen(buf, sizeof(buf), "w");
@@ -277,6 +298,8 @@ static void test_report_output(void **state)
     fclose(f);
     assert_non_null(strstr(buf, "max 7 us"));
     assert_non_null(strstr(buf, "reversed             1"));
+    assert_non_null(strstr(buf, "relative to the time axis: max 7 us"));
+    assert_non_null(strstr(buf, "bins of 1 s"));
     tsync_eval_report_free(r);
     tsync_trace_free(c);
     tsync_trace_free(t);
@@ -335,6 +358,188 @@ static void test_simulated(void **state)
     tsync_trace_free(t);
 }
 
+/* ---- relative to the time axis ---------------------------------------------------- */
+
+/* A run of 60 s in ns: each of the 3 ranks enters and leaves every STEP_NS, the
+ * ranks staggered by a third of that, starting at 1.6 s of true time (so that the
+ * first and last bins of 1 s are only partly filled: c's points there must sit
+ * where the events are, not at the bins' centers). The truth, and
+ * a "corrected" copy whose times are truth + axis(u) + shift[rank] rounded to the
+ * nanosecond, u the true time in seconds since the start: a time axis bent by one
+ * function common to all locations, and a per-rank offset on top. */
+#define RUN_S 60
+#define RUN_START_NS 1600000000
+#define STEP_NS 2000000
+#define RUN_EVENTS (RUN_S * (1000000000 / STEP_NS))
+
+typedef double (*axis_fn)(double u);
+
+static void bent_run(tsync_trace **truth, tsync_trace **corrected, const char *name, axis_fn axis,
+                     const double shift_s[3])
+{
+    struct rec *tr = malloc(3 * RUN_EVENTS * sizeof(*tr)), *cr = malloc(3 * RUN_EVENTS * sizeof(*cr));
+    char tname[64], cname[64];
+    size_t n = 0;
+    assert_non_null(tr);
+    assert_non_null(cr);
+    for (uint32_t rank = 0; rank < 3; rank++)
+        for (int64_t k = 0; k < RUN_EVENTS; k++, n++) {
+            int64_t at = RUN_START_NS + k * STEP_NS + (int64_t)rank * (STEP_NS / 3);
+            double u = (double)(at - RUN_START_NS) * 1e-9;
+            tr[n] = (struct rec){ rank, at, k % 2 ? R_LEAVE : R_ENTER, 0 };
+            cr[n] = tr[n];
+            cr[n].time = at + (int64_t)llround((axis(u) + shift_s[rank]) * 1e9);
+        }
+    snprintf(tname, sizeof(tname), "%s-truth", name);
+    snprintf(cname, sizeof(cname), "%s-corr", name);
+    *truth = archive(tname, 1000000000, tr, n);
+    *corrected = archive(cname, 1000000000, cr, n);
+    free(tr);
+    free(cr);
+}
+
+static tsync_eval_report *eval_bin(const tsync_trace *c, const tsync_trace *t, double bin_s)
+{
+    tsync_eval_opts o = TSYNC_EVAL_OPTS_INIT;
+    tsync_eval_report *r = NULL;
+    int rc;
+    o.bin_s = bin_s;
+    rc = tsync_eval_run(&r, c, NULL, t, &o, ctx);
+    if (rc)
+        fprintf(stderr, "eval: %s\n", tsync_ctx_error(ctx));
+    assert_int_equal(rc, 0);
+    return r;
+}
+
+/* The bound on |corrected - true - c(true)| when the axis is a smooth function f
+ * with |f''| <= curv (1/s) and the bins are w seconds wide, in seconds:
+ *  - rounding: the event's own time 0.5 ns, and each point of c, a median of
+ *    rounded values, 0.5 ns from the median of the unrounded ones; a line through
+ *    two points continued by up to half its length (the first and last half bin)
+ *    doubles the points' error: 0.5 + 2 x 0.5 = 1.5 ns;
+ *  - curvature: a chord between points w apart is within curv w^2 / 8 of f; the
+ *    line continued by w / 2 beyond its points within curv (w/2)(3w/2) / 2 =
+ *    3 curv w^2 / 8; the refinement of the points (medians of residuals that vary
+ *    by up to curv w^2 / 8 within a bin) moves them by at most that much: in all
+ *    curv w^2 / 2. (The median of an even count averages two neighbors 2/3 ms
+ *    apart: curv x (2/3 ms)^2 / 8, far below a nanosecond here.) */
+static double axis_bound(double curv, double w)
+{
+    return 1.5e-9 + curv * w * w / 2;
+}
+
+/* 3 ms + 10 ppm of skew + a drift changing by 0.04 ppm/s: |f''| = 4e-8 / s. */
+#define QUAD_CURV 4e-8
+static double quadratic(double u)
+{
+    return 3e-3 + 10e-6 * u + 0.5 * QUAD_CURV * u * u;
+}
+
+#define PI 3.14159265358979323846
+
+/* 200 us of wander with a period of 40 s: |f''| <= 200e-6 (2 pi / 40)^2 / s. */
+#define SINE_AMP 200e-6
+#define SINE_PERIOD 40.0
+static double sinusoid(double u)
+{
+    return SINE_AMP * sin(2 * PI * u / SINE_PERIOD);
+}
+
+static void test_relative_bent_axis(void **state)
+{
+    static const double none[3] = { 0, 0, 0 };
+    double curv = SINE_AMP * (2 * PI / SINE_PERIOD) * (2 * PI / SINE_PERIOD);
+    tsync_trace *t, *c;
+    tsync_eval_report *r;
+    (void)state;
+
+    bent_run(&t, &c, "quad", quadratic, none);
+    r = eval(c, t);
+    /* After the constant: the skew alone leaves some 300 us at the ends. */
+    assert_true(r->max_abs_error_s > 2.5e-4);
+    assert_true(r->relative_bin_s == 1.0);
+    assert_true(r->relative_max_abs_error_s <= axis_bound(QUAD_CURV, 1.0));
+    assert_true(r->relative_mean_abs_error_s <= r->relative_max_abs_error_s);
+    for (int i = 0; i < 3; i++)
+        assert_true(r->per_location[i].relative_max_abs_error_s <= axis_bound(QUAD_CURV, 1.0));
+    tsync_eval_report_free(r);
+    tsync_trace_free(c);
+    tsync_trace_free(t);
+
+    /* The sinusoid bends within a second by far more (curv w^2 / 2 = 2.5 us at
+     * 1 s): bins of 100 ms. */
+    bent_run(&t, &c, "sine", sinusoid, none);
+    r = eval_bin(c, t, 0.1);
+    assert_true(r->max_abs_error_s > 1.5e-4);
+    assert_true(r->relative_bin_s == 0.1);
+    assert_true(r->relative_max_abs_error_s <= axis_bound(curv, 0.1));
+    tsync_eval_report_free(r);
+    tsync_trace_free(c);
+    tsync_trace_free(t);
+}
+
+/* Rank 2 is 5 us off the others: relative to the axis it keeps its 5 us, and the
+ * others stay near 0. The bin's plain median would not do: the axis moves by 10 us
+ * within a bin, so a third of the values 5 us higher lift the median of the bin by
+ * 5/3 us (eval.c, "Refinement"). */
+static void test_relative_one_off(void **state)
+{
+    static const double off[3] = { 0, 0, 5e-6 };
+    double bound = axis_bound(QUAD_CURV, 1.0);
+    tsync_trace *t, *c;
+    tsync_eval_report *r;
+    (void)state;
+    bent_run(&t, &c, "off", quadratic, off);
+    r = eval(c, t);
+    fprintf(stderr, "DBG rel max %.3e | %.3e %.3e %.3e\n", r->relative_max_abs_error_s, r->per_location[0].relative_max_abs_error_s, r->per_location[1].relative_max_abs_error_s, r->per_location[2].relative_mean_abs_error_s);
+    assert_true(r->max_abs_error_s > 2.5e-4);
+    assert_true(r->per_location[0].relative_max_abs_error_s <= bound);
+    assert_true(r->per_location[1].relative_max_abs_error_s <= bound);
+    assert_true(fabs(r->per_location[2].relative_mean_abs_error_s - 5e-6) <= bound);
+    assert_true(fabs(r->per_location[2].relative_max_abs_error_s - 5e-6) <= bound);
+    assert_true(fabs(r->per_location[2].relative_p99_abs_error_s - 5e-6) <= bound);
+    assert_true(fabs(r->relative_max_abs_error_s - 5e-6) <= bound);
+    assert_true(fabs(r->relative_mean_abs_error_s - 5e-6 / 3) <= bound);
+    tsync_eval_report_free(r);
+    tsync_trace_free(c);
+    tsync_trace_free(t);
+}
+
+/* A bin of 1 ns over 60 s would be 6 x 10^10 bins: widened to at most
+ * TSYNC_EVAL_MAX_BINS. Bad bins are refused; version 1 options get 1 s. */
+static void test_relative_bins(void **state)
+{
+    static const double none[3] = { 0, 0, 0 };
+    tsync_eval_opts o = TSYNC_EVAL_OPTS_INIT;
+    tsync_trace *t, *c;
+    tsync_eval_report *r = NULL;
+    double range = RUN_S - STEP_NS * 1e-9 / 3 * 2; /* last event of rank 2 */
+    (void)state;
+    bent_run(&t, &c, "bins", quadratic, none);
+    r = eval_bin(c, t, 1e-9);
+    assert_true(r->relative_bin_s >= range / TSYNC_EVAL_MAX_BINS);
+    assert_true(r->relative_bin_s < 2 * range / TSYNC_EVAL_MAX_BINS);
+    /* At most one event per bin: c passes through every event. */
+    assert_true(r->relative_max_abs_error_s < 1e-12);
+    tsync_eval_report_free(r);
+    r = NULL;
+
+    o.bin_s = 0;
+    assert_int_equal(tsync_eval_run(&r, c, NULL, t, &o, ctx), TSYNC_EINVAL);
+    assert_null(r);
+    assert_non_null(strstr(tsync_ctx_error(ctx), "bin"));
+    o.bin_s = NAN;
+    assert_int_equal(tsync_eval_run(&r, c, NULL, t, &o, ctx), TSYNC_EINVAL);
+    o.version = 1;
+    o.bin_s = 0; /* not part of version 1 */
+    r = NULL;
+    assert_int_equal(tsync_eval_run(&r, c, NULL, t, &o, ctx), 0);
+    assert_true(r->relative_bin_s == 1.0);
+    tsync_eval_report_free(r);
+    tsync_trace_free(c);
+    tsync_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +550,9 @@ int main(void)
         cmocka_unit_test(test_mismatch),
         cmocka_unit_test(test_report_output),
         cmocka_unit_test(test_simulated),
+        cmocka_unit_test(test_relative_bent_axis),
+        cmocka_unit_test(test_relative_one_off),
+        cmocka_unit_test(test_relative_bins),
     };
     int failed;
     if (tsync_ctx_new(&ctx))
