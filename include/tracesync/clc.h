@@ -82,6 +82,7 @@
 #include <stdio.h>
 
 #include "tracesync/common.h"
+#include "tracesync/metrics.h"
 #include "tracesync/trace.h"
 
 #ifdef __cplusplus
@@ -146,12 +147,16 @@ typedef struct tsync_clc_result {
     uint64_t timer_resolution;
     uint64_t events;              /* events of the trace */
     size_t memory;                /* peak working memory of the stage, bytes */
+    /* Table 4 of the seed: how LC' changed local intervals against C (the stage's
+     * input after pre-synchronization). */
+    tsync_deviation position, distance;
 } tsync_clc_result;
 
 /**
  * Runs the controlled logical clock on `timeline` (in: C_i, out: LC'). `opts` may
- * be NULL for the defaults. On failure the timeline is unchanged and the context
- * names file, location and event.
+ * be NULL for the defaults. On failure the context names file, location and event,
+ * and the timeline is unchanged; only a failure after pre-synchronization (out of
+ * memory, corrected times beyond range) leaves it pre-synchronized.
  * @return 0, or TSYNC_EINVAL (bad options, a timeline of another trace, messages or
  *         collectives referring to events that do not exist, collective calls that
  *         overlap on a location), TSYNC_EIO / TSYNC_EFORMAT (the latency file),
@@ -166,12 +171,15 @@ TSYNC_API int tsync_clc_run(tsync_clc_result **out, const tsync_trace *trace,
 
 /**
  * Step 1 alone: maps the timeline's times of every location that has ClockOffset
- * records through their linear interpolation (see above). *out_locations (may be
- * NULL) gets the number of locations mapped. On failure the timeline is unchanged.
- * @return 0, TSYNC_EINVAL, TSYNC_EINCONSISTENT or TSYNC_ENOMEM.
+ * records through their linear interpolation (see above). *out_locations and
+ * *out_records (either may be NULL) get the number of locations mapped and of
+ * records used. On failure the timeline is unchanged. Running tsync_clc_run with
+ * opts.presync = 0 afterwards is the same as running it with presync on.
+ * @return 0, TSYNC_EINVAL, TSYNC_EINCONSISTENT, TSYNC_EUNSUPPORTED or TSYNC_ENOMEM.
  */
-TSYNC_API int tsync_clc_presync(uint32_t *out_locations, const tsync_trace *trace,
-                                tsync_timeline *timeline, tsync_ctx *ctx);
+TSYNC_API int tsync_clc_presync(uint32_t *out_locations, uint64_t *out_records,
+                                const tsync_trace *trace, tsync_timeline *timeline,
+                                tsync_ctx *ctx);
 
 /** Frees a result; NULL is fine. */
 TSYNC_API void tsync_clc_result_free(tsync_clc_result *r);
@@ -186,6 +194,7 @@ TSYNC_API void tsync_clc_result_print(const tsync_clc_result *r, FILE *out);
  * corrected_collective, max_jump_s, amortized_events, limited_jumps, ignored,
  * moved_events, max_shift_s, latency_intra_s, latency_inter_s, latency_pairs,
  * delta_ticks, max_slope, timer_resolution, events, memory_bytes.
+ * (The deviation is not part of it: reports put it under their own "deviation".)
  */
 TSYNC_API char *tsync_clc_result_json(const tsync_clc_result *r);
 

@@ -3,10 +3,9 @@
  * gamma controller, amortizes backward, verifies the guarantees of clc.h and puts
  * LC' into the caller's timeline.
  *
- * The input times C are only read: LC' is computed into arrays of the stage (and
- * pre-synchronized times, where there are ClockOffset records, into others), so
- * a second pass can start again from C and a failure leaves the timeline as it
- * was. On success LC' replaces the timeline's arrays.
+ * The input times C are only read (after pre-synchronization, which maps them in
+ * place): LC' is computed into arrays of the stage, so that a second pass can start
+ * again from C. On success LC' replaces the timeline's arrays.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -80,11 +79,11 @@ static int build_index(struct clc *c)
     c->role = malloc(nm * sizeof(*c->role));
     c->inst = malloc(nm * sizeof(*c->inst));
     c->bound = malloc(nm * sizeof(*c->bound));
-    if (!c->role || !c->inst || !c->bound || tsync__clc_list_init(&c->recvs, t, t->n_messages) ||
-        tsync__clc_list_init(&c->membs, t, t->n_members) ||
+    if (!c->role || !c->inst || !c->bound || tsync__clc_list_init(&c->recvs, t, t->n_messages, 1) ||
+        tsync__clc_list_init(&c->membs, t, t->n_members, 0) ||
         tsync__clc_agg_init(&c->agg, t->n_nodes))
         return tsync__oom(c->ctx);
-    c->memory += t->n_messages * (sizeof(uint64_t) + sizeof(uint32_t)) +
+    c->memory += t->n_messages * (2 * sizeof(uint64_t) + sizeof(uint32_t)) +
                  t->n_members * (sizeof(uint64_t) + sizeof(uint32_t) + sizeof(*c->role) +
                                  sizeof(*c->inst) + sizeof(*c->bound)) +
                  (size_t)t->n_nodes * (sizeof(uint64_t) + 3 * sizeof(int64_t));
@@ -94,7 +93,7 @@ static int build_index(struct clc *c)
         if (bad_event(t, m->send_loc, m->send_idx) || bad_event(t, m->recv_loc, m->recv_idx))
             return tsync__fail(c->ctx, TSYNC_EINVAL, "%s: clc: message %zu refers to an event "
                                "that does not exist", t->path, i);
-        tsync__clc_list_add(&c->recvs, m->recv_loc, m->recv_idx, (uint32_t)i);
+        tsync__clc_list_add(&c->recvs, m->recv_loc, m->recv_idx, m->send_loc, m->send_idx);
     }
     for (size_t q = 0; q < t->n_collectives; q++) {
         const struct tsync_collective *co = &t->collectives[q];
@@ -112,7 +111,7 @@ static int build_index(struct clc *c)
             c->inst[k] = (uint32_t)q;
             c->role[k] = role_of(co, m);
             if (c->role[k])
-                tsync__clc_list_add(&c->membs, m->loc, m->begin_idx, (uint32_t)k);
+                tsync__clc_list_add(&c->membs, m->loc, m->begin_idx, (uint32_t)k, 0);
         }
     }
     if (tsync__clc_list_finish(&c->recvs, t) || tsync__clc_list_finish(&c->membs, t))
@@ -134,44 +133,38 @@ static int build_index(struct clc *c)
     return TSYNC_OK;
 }
 
-/* C (pre-synchronized where asked and possible) and room for LC'. `own_in` gets
- * the arrays the stage allocated for C. */
-static int inputs(struct clc *c, tsync_timeline *tl, const tsync_clc_opts *o,
-                  tsync_time **own_in, tsync_clc_result *r)
+/* Room for LC', then C: the timeline's times, pre-synchronized in place where asked
+ * and possible (the caller's times are not needed afterwards, and a copy would cost
+ * 8 more bytes per event). */
+static int inputs(struct clc *c, tsync_timeline *tl, const tsync_clc_opts *o, tsync_clc_result *r)
 {
     const struct tsync_trace *t = c->t;
     tsync_time_map **maps = NULL;
     int rc = TSYNC_OK;
 
+    for (tsync_loc l = 0; l < t->n_locations; l++) {
+        size_t n = (size_t)t->locations[l].n_events;
+        if (!(c->out[l] = malloc((n ? n : 1) * sizeof(tsync_time))))
+            return tsync__oom(c->ctx);
+        c->memory += n * sizeof(tsync_time);
+        c->in[l] = tl->time[l];
+    }
     if (o->presync && (rc = tsync__clc_presync_maps(&maps, &r->presync_locations, t, c->ctx)))
         return rc;
     r->offset_records = maps ? t->n_offsets : 0;
     for (tsync_loc l = 0; l < t->n_locations; l++) {
         size_t n = (size_t)t->locations[l].n_events;
-        const tsync_time *in;
-        c->out[l] = malloc((n ? n : 1) * sizeof(tsync_time));
-        if (!c->out[l])
-            goto oom;
-        c->memory += n * sizeof(tsync_time);
-        if (maps && maps[l]) {
-            if (!(own_in[l] = malloc((n ? n : 1) * sizeof(tsync_time))))
-                goto oom;
-            c->memory += n * sizeof(tsync_time);
-            tsync_time_map_eval_array(maps[l], tl->time[l], own_in[l], n);
-        }
-        in = own_in[l] ? own_in[l] : tl->time[l];
+        if (maps && maps[l])
+            tsync_time_map_eval_array(maps[l], tl->time[l], tl->time[l], n);
         for (size_t j = 0; j < n; j++)
-            if (in[j] > CLC_TIME_MAX || in[j] < -CLC_TIME_MAX) {
+            if (c->in[l][j] > CLC_TIME_MAX || c->in[l][j] < -CLC_TIME_MAX) {
                 rc = tsync__fail(c->ctx, TSYNC_EUNSUPPORTED, "%s: location %llu: event %zu: "
                                  "time %lld is beyond the +-2^60 ticks the clc handles", t->path,
-                                 (unsigned long long)t->locations[l].ref, j, (long long)in[j]);
+                                 (unsigned long long)t->locations[l].ref, j,
+                                 (long long)c->in[l][j]);
                 goto out;
             }
-        c->in[l] = in;
     }
-    goto out;
-oom:
-    rc = tsync__oom(c->ctx);
 out:
     tsync__clc_presync_free(maps, t->n_locations);
     return rc;
@@ -238,27 +231,28 @@ static int verify(struct clc *c, tsync_clc_result *r)
     return TSYNC_OK;
 }
 
-static void free_state(struct clc *c, tsync_time **own_in)
+/* Table 4 between C and LC', while both are at hand. */
+static int deviation(struct clc *c, tsync_clc_result *r)
+{
+    struct tsync_timeline in = { c->t->n_locations, (tsync_time **)c->in };
+    struct tsync_timeline out = { c->t->n_locations, c->out };
+    return tsync_deviation_compute(&r->position, &r->distance, c->t, &in, &out, c->ctx);
+}
+
+static void free_state(struct clc *c)
 {
     const struct tsync_trace *t = c->t;
-    for (tsync_loc l = 0; l < t->n_locations; l++) {
-        if (c->out)
-            free(c->out[l]);
-        if (own_in)
-            free(own_in[l]);
-    }
+    for (tsync_loc l = 0; c->out && l < t->n_locations; l++)
+        free(c->out[l]);
     free(c->out);
     free((void *)c->in);
-    free(own_in);
     tsync__clc_lat_free(&c->lat);
     tsync__clc_list_free(&c->recvs);
-    tsync__clc_list_free(&c->sends);
     tsync__clc_list_free(&c->membs);
     tsync__clc_agg_free(&c->agg);
     free(c->role);
     free(c->inst);
     free(c->bound);
-    free(c->limit);
     free(c->jumps);
 }
 
@@ -267,7 +261,6 @@ int tsync_clc_run(tsync_clc_result **out, const tsync_trace *t, tsync_timeline *
 {
     static const tsync_clc_opts defaults = TSYNC_CLC_OPTS_INIT;
     struct clc c;
-    tsync_time **own_in = NULL;
     tsync_clc_result *r = NULL;
     size_t nl;
     int rc;
@@ -292,14 +285,13 @@ int tsync_clc_run(tsync_clc_result **out, const tsync_trace *t, tsync_timeline *
     nl = t->n_locations ? t->n_locations : 1;
     c.out = calloc(nl, sizeof(*c.out));
     c.in = calloc(nl, sizeof(*c.in));
-    own_in = calloc(nl, sizeof(*own_in));
     r = calloc(1, sizeof(*r));
-    if (!c.out || !c.in || !own_in || !r) {
+    if (!c.out || !c.in || !r) {
         rc = tsync__oom(ctx);
         goto out;
     }
     if ((rc = tsync__clc_lat_init(&c.lat, t, opts, ctx)) || (rc = build_index(&c)) ||
-        (rc = inputs(&c, tl, opts, own_in, r)) || (rc = passes(&c, opts, r)))
+        (rc = inputs(&c, tl, opts, r)) || (rc = passes(&c, opts, r)))
         goto out;
     c.memory += c.cap_jumps * sizeof(*c.jumps);
     if ((rc = tsync__clc_backward(&c)) || (rc = verify(&c, r)))
@@ -324,6 +316,8 @@ int tsync_clc_run(tsync_clc_result **out, const tsync_trace *t, tsync_timeline *
     r->timer_resolution = t->timer_resolution;
     r->events = tsync_trace_event_count(t);
     r->memory = c.memory;
+    if ((rc = deviation(&c, r)))
+        goto out;
 
     /* LC' becomes the timeline. */
     for (tsync_loc l = 0; l < t->n_locations; l++) {
@@ -334,7 +328,7 @@ int tsync_clc_run(tsync_clc_result **out, const tsync_trace *t, tsync_timeline *
     *out = r;
     r = NULL;
 out:
-    free_state(&c, own_in);
+    free_state(&c);
     tsync_clc_result_free(r);
     return rc;
 }

@@ -5,8 +5,8 @@
  *
  * Memory per event of the trace: 8 bytes for LC' (the input C stays in the
  * caller's timeline until the end); per point-to-point message 12 bytes of receive
- * list, later 12 bytes of send list and 8 bytes of limit; per collective member
- * 12 bytes of list, 1 of role, 4 of instance and 8 of bound.
+ * list (and 20 bytes for a send inside an amortization interval); per collective
+ * member 12 bytes of list, 1 of role, 4 of instance and 8 of bound.
  */
 #ifndef TSYNC_CLC_CLC_H
 #define TSYNC_CLC_CLC_H
@@ -54,14 +54,17 @@ struct clc_list {
     size_t *first;     /* n_locations + 1: location l owns entries [first[l], first[l+1]) */
     uint64_t *idx;     /* event index on the location */
     uint32_t *id;      /* message or member */
+    uint64_t *val;     /* a second payload, or NULL */
     tsync_loc *loc;    /* while adding: the location of each entry */
     size_t n, cap;
 };
 
-/* Prepares a list of up to `cap` entries for trace t. Returns 0 or -1 (no memory). */
-int tsync__clc_list_init(struct clc_list *l, const struct tsync_trace *t, size_t cap);
+/* Prepares a list of up to `cap` entries for trace t, with a second payload `val`
+ * when with_val. Returns 0 or -1 (no memory). */
+int tsync__clc_list_init(struct clc_list *l, const struct tsync_trace *t, size_t cap, int with_val);
 /* Adds an entry; loc and idx must be valid (checked by the caller). */
-void tsync__clc_list_add(struct clc_list *l, tsync_loc loc, uint64_t idx, uint32_t id);
+void tsync__clc_list_add(struct clc_list *l, tsync_loc loc, uint64_t idx, uint32_t id,
+                         uint64_t val);
 /* Sorts by (location, index) in O(n) and fills `first`. Returns 0 or -1 (no memory). */
 int tsync__clc_list_finish(struct clc_list *l, const struct tsync_trace *t);
 void tsync__clc_list_free(struct clc_list *l);
@@ -99,14 +102,13 @@ struct clc {
     double max_slope;
     tsync_ctx *ctx;
 
-    struct clc_list recvs;   /* point-to-point receives; id = message */
-    struct clc_list sends;   /* point-to-point sends; id = message (backward only) */
+    struct clc_list recvs;   /* point-to-point receives; id = sender location, val = send
+                              * event (not the message: no random access to messages) */
     struct clc_list membs;   /* collective members with a role, by begin; id = member */
     uint8_t *role;           /* per member: CLC_SEND | CLC_RECV */
     uint32_t *inst;          /* per member: its collective instance */
     int64_t *bound;          /* per member: forward, the bound of a receiving member;
                               * backward, the limit of a sending member */
-    int64_t *limit;          /* per message: LC'(receive) - mu, for backward */
     struct clc_agg agg;
 
     unsigned pass;           /* forward passes run so far; warnings come from the first */

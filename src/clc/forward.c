@@ -172,9 +172,9 @@ static int special(struct fwd *f, tsync_loc l, uint64_t j, uint64_t member_j)
     while (r1 < rend && c->recvs.idx[r1] == j)
         r1++;
     for (size_t k = r0; k < r1; k++) {
-        const struct tsync_message *msg = &t->messages[c->recvs.id[k]];
-        tsync_loc s = msg->send_loc;
-        if (f->pos[s] <= msg->send_idx) {
+        tsync_loc s = c->recvs.id[k];
+        uint64_t send_idx = c->recvs.val[k];
+        if (f->pos[s] <= send_idx) {
             if (!L->forced) {
                 L->state = WAIT_LOC;
                 L->wait_on = s;
@@ -185,7 +185,7 @@ static int special(struct fwd *f, tsync_loc l, uint64_t j, uint64_t member_j)
             dropped = 1;
             continue;
         }
-        v = c->out[s][msg->send_idx] + clc_mu(&c->lat, t->locations[s].node, node);
+        v = c->out[s][send_idx] + clc_mu(&c->lat, t->locations[s].node, node);
         if (v > bound)
             bound = v;
     }

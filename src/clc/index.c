@@ -16,10 +16,12 @@
 #define DIGIT_BITS 11
 #define BUCKETS (1u << DIGIT_BITS)
 
-int tsync__clc_list_init(struct clc_list *l, const struct tsync_trace *t, size_t cap)
+int tsync__clc_list_init(struct clc_list *l, const struct tsync_trace *t, size_t cap, int with_val)
 {
     size_t n = cap ? cap : 1;
     memset(l, 0, sizeof(*l));
+    if (with_val && !(l->val = malloc(n * sizeof(*l->val))))
+        return -1;
     l->first = calloc((size_t)t->n_locations + 1, sizeof(*l->first));
     l->idx = malloc(n * sizeof(*l->idx));
     l->id = malloc(n * sizeof(*l->id));
@@ -32,76 +34,92 @@ int tsync__clc_list_init(struct clc_list *l, const struct tsync_trace *t, size_t
     return 0;
 }
 
-void tsync__clc_list_add(struct clc_list *l, tsync_loc loc, uint64_t idx, uint32_t id)
+void tsync__clc_list_add(struct clc_list *l, tsync_loc loc, uint64_t idx, uint32_t id,
+                         uint64_t val)
 {
+    if (l->val)
+        l->val[l->n] = val;
     l->idx[l->n] = idx;
     l->id[l->n] = id;
     l->loc[l->n] = loc;
     l->n++;
 }
 
-/* Copies entry i of (idx, id, loc) to slot j of (idx2, id2, loc2). */
-static void move(const struct clc_list *l, size_t i, uint64_t *idx2, uint32_t *id2,
-                 tsync_loc *loc2, size_t j)
+/* The arrays of a list's entries: the list's own, or the scratch they move to. */
+struct cols {
+    uint64_t *idx, *val;
+    uint32_t *id;
+    tsync_loc *loc;
+};
+
+/* Moves entry i of a to slot j of b. */
+static void move(const struct cols *a, size_t i, const struct cols *b, size_t j)
 {
-    idx2[j] = l->idx[i];
-    id2[j] = l->id[i];
-    loc2[j] = l->loc[i];
+    b->idx[j] = a->idx[i];
+    b->id[j] = a->id[i];
+    b->loc[j] = a->loc[i];
+    if (a->val)
+        b->val[j] = a->val[i];
+}
+
+static void free_cols(struct cols *c)
+{
+    free(c->idx);
+    free(c->val);
+    free(c->id);
+    free(c->loc);
 }
 
 int tsync__clc_list_finish(struct clc_list *l, const struct tsync_trace *t)
 {
-    size_t n = l->n, count[BUCKETS + 1], *next;
-    uint64_t *idx2 = malloc((n ? n : 1) * sizeof(*idx2)), max = 0, *swap_idx;
-    uint32_t *id2 = malloc((n ? n : 1) * sizeof(*id2)), *swap_id;
-    tsync_loc *loc2 = malloc((n ? n : 1) * sizeof(*loc2)), *swap_loc;
+    size_t n = l->n, count[BUCKETS + 1], *next, m = n ? n : 1;
+    struct cols a = { l->idx, l->val, l->id, l->loc }, b, swap;
+    uint64_t max = 0;
 
-    if (!idx2 || !id2 || !loc2) {
-        free(idx2), free(id2), free(loc2);
+    b.idx = malloc(m * sizeof(*b.idx));
+    b.val = l->val ? malloc(m * sizeof(*b.val)) : NULL;
+    b.id = malloc(m * sizeof(*b.id));
+    b.loc = malloc(m * sizeof(*b.loc));
+    next = malloc(((size_t)t->n_locations + 1) * sizeof(*next));
+    if (!b.idx || (l->val && !b.val) || !b.id || !b.loc || !next) {
+        free_cols(&b);
+        free(next);
         return -1;
     }
     for (size_t i = 0; i < n; i++)
-        if (l->idx[i] > max)
-            max = l->idx[i];
+        if (a.idx[i] > max)
+            max = a.idx[i];
     /* Event index, least significant digit first. */
     for (unsigned shift = 0; shift < 64 && (max >> shift); shift += DIGIT_BITS) {
         int trivial = 0;
         memset(count, 0, sizeof(count));
         for (size_t i = 0; i < n; i++)
-            count[((l->idx[i] >> shift) & (BUCKETS - 1)) + 1]++;
-        for (size_t b = 1; b <= BUCKETS; b++) {
-            trivial |= count[b] == n;
-            count[b] += count[b - 1];
+            count[((a.idx[i] >> shift) & (BUCKETS - 1)) + 1]++;
+        for (size_t k = 1; k <= BUCKETS; k++) {
+            trivial |= count[k] == n;
+            count[k] += count[k - 1];
         }
         if (trivial)
             continue;
         for (size_t i = 0; i < n; i++)
-            move(l, i, idx2, id2, loc2, count[(l->idx[i] >> shift) & (BUCKETS - 1)]++);
-        swap_idx = l->idx, l->idx = idx2, idx2 = swap_idx;
-        swap_id = l->id, l->id = id2, id2 = swap_id;
-        swap_loc = l->loc, l->loc = loc2, loc2 = swap_loc;
+            move(&a, i, &b, count[(a.idx[i] >> shift) & (BUCKETS - 1)]++);
+        swap = a, a = b, b = swap;
     }
     /* Then by location, stably; the counts become the locations' ranges. */
-    next = malloc(((size_t)t->n_locations + 1) * sizeof(*next));
-    if (!next) {
-        free(idx2), free(id2), free(loc2);
-        return -1;
-    }
     memset(l->first, 0, ((size_t)t->n_locations + 1) * sizeof(*l->first));
     for (size_t i = 0; i < n; i++)
-        l->first[l->loc[i] + 1]++;
+        l->first[a.loc[i] + 1]++;
     for (uint32_t k = 0; k < t->n_locations; k++)
         l->first[k + 1] += l->first[k];
     memcpy(next, l->first, ((size_t)t->n_locations + 1) * sizeof(*next));
     for (size_t i = 0; i < n; i++)
-        move(l, i, idx2, id2, loc2, next[l->loc[i]]++);
+        move(&a, i, &b, next[a.loc[i]]++);
     free(next);
-    free(l->idx);
-    free(l->id);
-    free(l->loc);
-    free(loc2);
-    l->idx = idx2;
-    l->id = id2;
+    free_cols(&a);
+    free(b.loc);
+    l->idx = b.idx;
+    l->val = b.val;
+    l->id = b.id;
     l->loc = NULL;
     return 0;
 }
@@ -109,6 +127,7 @@ int tsync__clc_list_finish(struct clc_list *l, const struct tsync_trace *t)
 void tsync__clc_list_free(struct clc_list *l)
 {
     free(l->first);
+    free(l->val);
     free(l->idx);
     free(l->id);
     free(l->loc);

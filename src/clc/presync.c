@@ -123,8 +123,8 @@ void tsync__clc_presync_free(tsync_time_map **maps, uint32_t n_locations)
     free(maps);
 }
 
-int tsync_clc_presync(uint32_t *out_locations, const tsync_trace *t, tsync_timeline *tl,
-                      tsync_ctx *ctx)
+int tsync_clc_presync(uint32_t *out_locations, uint64_t *out_records, const tsync_trace *t,
+                      tsync_timeline *tl, tsync_ctx *ctx)
 {
     tsync_time_map **maps;
     uint32_t mapped;
@@ -143,5 +143,7 @@ int tsync_clc_presync(uint32_t *out_locations, const tsync_trace *t, tsync_timel
     tsync__clc_presync_free(maps, t->n_locations);
     if (out_locations)
         *out_locations = mapped;
+    if (out_records)
+        *out_records = mapped ? t->n_offsets : 0;
     return TSYNC_OK;
 }

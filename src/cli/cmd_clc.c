@@ -25,8 +25,7 @@ struct clc_report {
     tsync_check_report *recorded;    /* raw times; NULL when nothing was pre-synchronized */
     tsync_check_report *before;      /* the clc's input */
     tsync_check_report *after;
-    tsync_clc_result *clc;
-    tsync_deviation position, distance;
+    tsync_clc_result *clc;           /* with the Table 4 deviation */
 };
 
 static void report_free(struct clc_report *r)
@@ -90,7 +89,7 @@ static void print_text(const struct clc_report *r, const tsync_trace *t)
     print_row("displacement avg", col, n, 2);
     print_row("displacement max", col, n, 3);
     tsync_clc_result_print(r->clc, stdout);
-    tsync__deviation_print(&r->position, &r->distance, stdout);
+    tsync__deviation_print(&r->clc->position, &r->clc->distance, stdout);
     printf("  result               %s\n",
            tsync_check_report_consistent(r->after) ? "CONSISTENT" : "INCONSISTENT");
 }
@@ -104,8 +103,8 @@ static char *report_json(const struct clc_report *r, const tsync_trace *t)
                           "after", tsync__check_report_to_json(r->after, t),
                           "clc", tsync__clc_result_to_json(r->clc),
                           "deviation",
-                          "position", tsync__deviation_to_json(&r->position),
-                          "distance", tsync__deviation_to_json(&r->distance));
+                          "position", tsync__deviation_to_json(&r->clc->position),
+                          "distance", tsync__deviation_to_json(&r->clc->distance));
     char *s = NULL;
     if (j && r->recorded &&
         json_object_set_new(j, "recorded", tsync__check_report_to_json(r->recorded, t))) {
@@ -129,6 +128,26 @@ static int parse_number(const char *opt, const char *arg, double *out)
     return 0;
 }
 
+/* Whether the report can be written where asked: a bad path fails before the
+ * work, not after the output archive is written. Leaves nothing behind. */
+static int report_writable(const char *path)
+{
+    size_t len = strlen(path) + 5;
+    char *tmp = malloc(len);
+    FILE *f = NULL;
+    if (tmp) {
+        snprintf(tmp, len, "%s.tmp", path);
+        if ((f = fopen(tmp, "w")) != NULL) {
+            fclose(f);
+            remove(tmp);
+        } else {
+            fprintf(stderr, "tracesync clc: --report %s: %s\n", path, strerror(errno));
+        }
+    }
+    free(tmp);
+    return f != NULL;
+}
+
 /* Runs everything but the argument parsing; returns the exit code. */
 static int run(const char *input, const char *outdir, const char *report_path, int json,
                const char *latency, tsync_clc_opts *o, int quiet)
@@ -136,16 +155,18 @@ static int run(const char *input, const char *outdir, const char *report_path, i
     tsync_check_opts co = TSYNC_CHECK_OPTS_INIT;
     tsync_ctx *ctx = cli_context(quiet);
     tsync_trace *trace = NULL;
-    tsync_timeline *ref = NULL, *tl = NULL;
+    tsync_timeline *tl = NULL;
     struct clc_report r;
+    uint64_t records = 0;
     uint32_t mapped = 0;
+    int presync;
     const char *base;
     char *text = NULL;
     int rc = EXIT_USAGE;
 
     memset(&r, 0, sizeof(r));
     r.input = input;
-    if (report_path && cli_write_report("clc", report_path, "")) /* fail before the work, not after */
+    if (report_path && !report_writable(report_path))
         goto out;
     if (latency && tsync_check_parse_latency(&co, latency, ctx)) {
         cli_usage_error("clc", "%s", tsync_ctx_error(ctx));
@@ -159,24 +180,25 @@ static int run(const char *input, const char *outdir, const char *report_path, i
         goto oom;
     sprintf(r.output, "%s/%s", outdir, base);
 
-    /* The clock condition as recorded, and of the clc's input (pre-synchronized
-     * the way tsync_clc_run does it); the latter is the reference of Table 4. */
-    if (tsync_trace_open(&trace, input, NULL, ctx) || tsync_timeline_new(&ref, trace, ctx) ||
-        tsync_check_run(&r.before, trace, ref, &co, ctx) ||
-        (o->presync && tsync_clc_presync(&mapped, trace, ref, ctx)))
+    /* One timeline: the clock condition as recorded, then pre-synchronized here
+     * (the clc's input, its Table 4 reference) and checked again, then the clc. */
+    if (tsync_trace_open(&trace, input, NULL, ctx) || tsync_timeline_new(&tl, trace, ctx) ||
+        tsync_check_run(&r.before, trace, tl, &co, ctx) ||
+        (o->presync && tsync_clc_presync(&mapped, &records, trace, tl, ctx)))
         goto fail;
     if (mapped) {
         r.recorded = r.before;
         r.before = NULL;
-        if (tsync_check_run(&r.before, trace, ref, &co, ctx))
+        if (tsync_check_run(&r.before, trace, tl, &co, ctx))
             goto fail;
     }
-    if (tsync_timeline_new(&tl, trace, ctx) || tsync_clc_run(&r.clc, trace, tl, o, ctx) ||
-        tsync_check_run(&r.after, trace, tl, &co, ctx) ||
-        tsync_deviation_compute(&r.position, &r.distance, trace, ref, tl, ctx))
+    presync = o->presync;
+    o->presync = 0;
+    if (tsync_clc_run(&r.clc, trace, tl, o, ctx) || tsync_check_run(&r.after, trace, tl, &co, ctx))
         goto fail;
-    tsync_timeline_free(ref);
-    ref = NULL;
+    r.clc->presync = presync;
+    r.clc->presync_locations = mapped;
+    r.clc->offset_records = records;
     if (tsync_trace_write(trace, tl, outdir, ctx))
         goto fail;
 
@@ -205,7 +227,6 @@ fail:
 out:
     free(text);
     report_free(&r);
-    tsync_timeline_free(ref);
     tsync_timeline_free(tl);
     tsync_trace_free(trace);
     tsync_ctx_free(ctx);

@@ -12,32 +12,32 @@ static void pct(FILE *out, double v, const char *fmt)
         snprintf(buf, sizeof(buf), "inf");
     else
         snprintf(buf, sizeof(buf), fmt, 100.0 * v);
-    fprintf(out, " %12s", buf);
+    fprintf(out, " %10s %%", buf);
 }
 
 void tsync__deviation_print(const tsync_deviation *p, const tsync_deviation *d, FILE *out)
 {
     if (!p || !d || !out)
         return;
-    fprintf(out, "  deviation of local intervals (Table 4)  position     distance\n");
-    fprintf(out, "    intervals                       %12llu %12llu\n",
-            (unsigned long long)p->intervals, (unsigned long long)d->intervals);
-    fprintf(out, "    average, sum|dt|/sum|t|  (%%)   ");
+    fprintf(out, "  local intervals (Table 4)      position     distance\n");
+    fprintf(out, "    compared                 %12llu %12llu\n", (unsigned long long)p->intervals,
+            (unsigned long long)d->intervals);
+    fprintf(out, "    average sum|dt|/sum|t|  ");
     pct(out, p->avg, "%.4g");
     pct(out, d->avg, "%.4g");
-    fprintf(out, "\n    maximum                  (%%)   ");
+    fprintf(out, "\n    maximum |dt|/|t|        ");
     pct(out, p->max, "%.4g");
     pct(out, d->max, "%.4g");
-    fprintf(out, "\n    maximum absolute         (us)   %12.4g %12.4g\n", p->max_abs_s * 1e6,
-            d->max_abs_s * 1e6);
-    for (int part = 0; part < 2; part++) {
-        fprintf(out, "    %s above threshold:\n", part ? "share of time" : "share of intervals");
-        for (int k = 0; k < TSYNC_DEVIATION_THRESHOLDS; k++) {
-            fprintf(out, "      > %-6g %%               (%%)   ", 100.0 * tsync_deviation_threshold[k]);
-            pct(out, part ? p->share_time[k] : p->share_intervals[k], "%.2f");
-            pct(out, part ? d->share_time[k] : d->share_intervals[k], "%.2f");
-            fputc('\n', out);
-        }
+    fprintf(out, "\n    maximum |dt|            %10.4g s %10.4g s\n", p->max_abs_s, d->max_abs_s);
+    fprintf(out, "    deviation above   share of intervals (pos, dist)  share of time (pos, dist)\n");
+    for (int k = 0; k < TSYNC_DEVIATION_THRESHOLDS; k++) {
+        fprintf(out, "      > %-6g %%    ", 100.0 * tsync_deviation_threshold[k]);
+        pct(out, p->share_intervals[k], "%.2f");
+        pct(out, d->share_intervals[k], "%.2f");
+        fprintf(out, "    ");
+        pct(out, p->share_time[k], "%.2f");
+        pct(out, d->share_time[k], "%.2f");
+        fputc('\n', out);
     }
 }
 

@@ -14,7 +14,7 @@
 json_t *tsync__deviation_to_json(const tsync_deviation *d);
 
 /* The two kinds side by side, in percent as Table 4 shows them, indented by two
- * spaces, about 16 lines. */
+ * spaces, 12 lines. */
 void tsync__deviation_print(const tsync_deviation *position, const tsync_deviation *distance,
                             FILE *out);
 

@@ -396,11 +396,13 @@ static void test_presync(void **state)
     tsync_clc_opts o = TSYNC_CLC_OPTS_INIT;
     tsync_clc_result *r;
     uint32_t mapped = 0;
+    uint64_t records = 0;
     (void)state;
 
     assert_int_equal(tsync_timeline_new(&tl, t, NULL), 0);
-    assert_int_equal(tsync_clc_presync(&mapped, t, tl, NULL), 0);
+    assert_int_equal(tsync_clc_presync(&mapped, &records, t, tl, NULL), 0);
     assert_int_equal(mapped, 2);
+    assert_int_equal(records, 4);
     EXPECT(t, tl, 0, -10, 100, 650, 1200, 2300);
     EXPECT(t, tl, 1, -20, 70);
     EXPECT(t, tl, 2, 5, 6);
@@ -440,7 +442,7 @@ static void test_presync_bad(void **state)
         tsync_ctx *ctx = NULL;
         assert_int_equal(tsync_ctx_new(&ctx), 0);
         assert_int_equal(tsync_timeline_new(&tl, t, ctx), 0);
-        assert_int_equal(tsync_clc_presync(NULL, t, tl, ctx), TSYNC_EINCONSISTENT);
+        assert_int_equal(tsync_clc_presync(NULL, NULL, t, tl, ctx), TSYNC_EINCONSISTENT);
         assert_non_null(strstr(tsync_ctx_error(ctx), "location 0 (L0)"));
         assert_int_equal(tsync_clc_run(&r, t, tl, NULL, ctx), TSYNC_EINCONSISTENT);
         assert_null(r);

@@ -92,7 +92,8 @@ static void test_table4(void **state)
  * mod 0 1000 1501 1610 (distances 1000/0, 500/1, 100/9: 0, 0.002, 0.09).
  *   distance: max 0.09; above 0: 2 of 3; above 0.01 %: 2; 0.1 %: 2 (0.002 > 0.001);
  *             1 %: 1 (0.09); 10 %: 0. Time above 0.1 %: 600 of 1600, above 1 %: 100.
- *   position: 1000/0, 1500/1, 1600/10: max 10/1600 = 0.00625, avg 11/4100. */
+ *   position: 1000/0, 1500/1, 1600/10: max 10/1600 = 0.00625, avg 11/4100; 1/1500 is
+ *             above 0.01 % but not above 0.1 %. */
 static void test_thresholds(void **state)
 {
     static const tsync_time mod[] = { 0, 1000, 1501, 1610 };
