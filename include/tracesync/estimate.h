@@ -81,10 +81,15 @@ typedef struct {
     double max_drift;        /* |rate difference| assumed at most this where the data
                               * leave the drift open (1e-3 = 1000 ppm) */
     int use_clock_offsets;   /* ClockOffset records as samples (1) or ignored (0) */
+    double max_gap_s;        /* longest time without samples a piece spans, s: across a
+                              * longer gap the drift may have changed unseen (0: any) */
+    double max_segment_s;    /* longest piece with samples in both directions, s: drift
+                              * that changes with temperature bends the clocks within a
+                              * piece by less than the latencies show (0: any) */
 } tsync_estimate_opts;
 #define TSYNC_ESTIMATE_OPTS_VERSION 1
 #define TSYNC_ESTIMATE_OPTS_INIT \
-    { TSYNC_ESTIMATE_OPTS_VERSION, TSYNC_ESTIMATOR_HULL, NULL, 0.3e-6, 1.0e-6, 1, 1.0, 0, 1e-3, 1 }
+    { TSYNC_ESTIMATE_OPTS_VERSION, TSYNC_ESTIMATOR_HULL, NULL, 0.3e-6, 1.0e-6, 1, 1.0, 0, 1e-3, 1, 10.0, 30.0 }
 
 typedef struct tsync_estimate tsync_estimate;
 
@@ -173,6 +178,12 @@ TSYNC_API const tsync_estimate_edge *tsync_estimate_get_edge(const tsync_estimat
 /** Connected components and their references (domain indices). */
 TSYNC_API uint32_t tsync_estimate_component_count(const tsync_estimate *e);
 TSYNC_API uint32_t tsync_estimate_component_reference(const tsync_estimate *e, uint32_t c);
+
+/** Busy periods of the trace (MPI_Init, the main phase, MPI_Finalize, separated by
+ *  more than max_gap_s without events): each has its own shortest paths, since the
+ *  pair that relates two clocks best in one period may not in another; a domain's
+ *  path is that of the busiest period. 1 when the trace has no such gap. */
+TSYNC_API size_t tsync_estimate_period_count(const tsync_estimate *e);
 
 /** Ticks added to every map of component c so that no corrected time is negative
  *  (OTF2 cannot store one): the earliest event keeps the earliest raw time. 0 when

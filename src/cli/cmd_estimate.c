@@ -62,6 +62,7 @@ int cmd_estimate(int argc, char **argv)
         { "global-lsq", no_argument, NULL, 'g' },    { "latency", required_argument, NULL, 'l' },
         { "no-segment", no_argument, NULL, 'S' },    { "min-segment", required_argument, NULL, 'm' },
         { "max-drift", required_argument, NULL, 'D' }, { "no-offsets", no_argument, NULL, 'O' },
+        { "max-gap", required_argument, NULL, 'G' }, { "max-segment", required_argument, NULL, 'M' },
         { "output", required_argument, NULL, 'o' },  { "quiet", no_argument, NULL, 'q' },
         { NULL, 0, NULL, 0 }
     };
@@ -98,6 +99,16 @@ int cmd_estimate(int argc, char **argv)
             if (parse_duration(optarg, &eo.min_segment_s))
                 return cli_usage_error("estimate", "--min-segment: \"%s\" is not a duration "
                                        "(e.g. 30s, 500ms)", optarg);
+            break;
+        case 'G':
+            if (parse_duration(optarg, &eo.max_gap_s))
+                return cli_usage_error("estimate", "--max-gap: \"%s\" is not a duration "
+                                       "(e.g. 10s, 0 for none)", optarg);
+            break;
+        case 'M':
+            if (parse_duration(optarg, &eo.max_segment_s))
+                return cli_usage_error("estimate", "--max-segment: \"%s\" is not a duration "
+                                       "(e.g. 30s, 0 for none)", optarg);
             break;
         case 'D':
             eo.max_drift = strtod(optarg, &end) * 1e-6;

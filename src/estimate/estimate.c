@@ -23,8 +23,10 @@ struct run {
     struct tsync__intra intra;
     uint32_t forced;                  /* the reference asked for, or TSYNC__NONE */
     uint32_t *parent_edge, *parent, *order;
-    struct tsync__pair_fit *own;      /* fits re-done from the child's side */
+    struct tsync__pair_fit *rfit;     /* per edge: the fit from hi's side, when a path needs it */
+    uint8_t *rdone;
     const struct tsync__pair_fit **up;
+    uint8_t *fallback;                /* per domain: a path of some period has a FALLBACK edge */
     tsync_time *ev_first, *ev_last;
     struct tsync__pwl *maps;
 };
@@ -61,7 +63,9 @@ static int check_opts(struct run *r, const tsync_estimate_opts *o,
                        r->ctx)) ||
         (rc = to_ticks(t, o->latency_inter_s, "inter-node minimum latency", &so->mu_inter,
                        r->ctx)) ||
-        (rc = to_ticks(t, o->min_segment_s, "minimum segment", &r->params.min_segment, r->ctx)))
+        (rc = to_ticks(t, o->min_segment_s, "minimum segment", &r->params.min_segment, r->ctx)) ||
+        (rc = to_ticks(t, o->max_gap_s, "maximum gap", &r->params.max_gap, r->ctx)) ||
+        (rc = to_ticks(t, o->max_segment_s, "maximum segment", &r->params.max_segment, r->ctx)))
         return rc;
     r->forced = TSYNC__NONE;
     if (o->reference && tsync_trace_find_domain(t, o->reference, &r->forced))
@@ -101,7 +105,52 @@ static void origin(const struct tsync__pair_samples *s, struct tsync__est_params
     }
 }
 
-/* Estimates every pair with the lower domain's clock as x. */
+/* Where x (lo's clock) reads when hi's clock reads y, by the nearest piece. */
+static tsync_time piece_inverse(const struct tsync__piece *p, tsync_time y)
+{
+    return p->x0 + (tsync_time)llroundl(((long double)(y - p->y0) - p->b) / p->a);
+}
+
+/* The largest bound of a pair's function over [from, to] of lo's clock; -1 when
+ * out of memory. */
+static double pair_error_over(const struct tsync__edge *e, tsync_time from, tsync_time to)
+{
+    struct tsync__pwl f;
+    double worst;
+    if (tsync__pwl_from_fit(&f, &e->fit, from, to))
+        return -1;
+    worst = 0;
+    for (size_t i = 0; i < f.n; i++)
+        worst = f.bound[i] > worst ? f.bound[i] : worst;
+    tsync__pwl_free(&f);
+    return worst;
+}
+
+/* The largest bound of a pair's function over the events of both its domains:
+ * what the pair can cost a path, not only where its samples are. A pair whose
+ * messages all fall in a 4-second main phase is no better than its extrapolation
+ * to the MPI_Init events 10 minutes earlier. */
+static double pair_error(const struct run *r, const struct tsync__edge *e)
+{
+    const struct tsync__pieces *ps = &e->fit.pieces;
+    tsync_time from = INT64_MAX, to = INT64_MIN;
+    if (r->ev_first[e->lo] <= r->ev_last[e->lo]) {
+        from = r->ev_first[e->lo];
+        to = r->ev_last[e->lo];
+    }
+    if (r->ev_first[e->hi] <= r->ev_last[e->hi]) {
+        tsync_time a = piece_inverse(&ps->v[0], r->ev_first[e->hi]);
+        tsync_time b = piece_inverse(&ps->v[ps->n - 1], r->ev_last[e->hi]);
+        from = a < from ? a : from;
+        to = b > to ? b : to;
+    }
+    if (from > to)
+        from = to = ps->v[0].x_first;
+    return pair_error_over(e, from, to);
+}
+
+/* Estimates every pair with the lower domain's clock as x; its weight is its
+ * error over both domains' events. */
 static int fit_edges(struct run *r)
 {
     for (size_t i = 0; i < r->g.n_edges; i++) {
@@ -120,6 +169,12 @@ static int fit_edges(struct run *r)
             if (pc->error > worst)
                 worst = pc->error;
         }
+        if (e->kind == TSYNC_BOUND_BOUNDED && e->fit.pieces.n) {
+            double over = pair_error(r, e);
+            if (over < 0)
+                return TSYNC_ENOMEM;
+            worst = over > worst ? over : worst;
+        }
         e->weight = e->kind == TSYNC_BOUND_BOUNDED ? worst / (double)r->t->timer_resolution
                                                    : INFINITY;
         if ((i & 0xff) == 0)
@@ -128,8 +183,34 @@ static int fit_edges(struct run *r)
     return 0;
 }
 
-/* Shortest-path trees from the references; each domain's pair function toward its
- * parent, re-estimated from the child's side when the edge runs the other way. */
+/* The pair function of edge ei with domain d's clock as x: the edge's own fit, or
+ * the fit re-done from hi's side (once per edge). */
+static int up_fit(struct run *r, uint32_t d, uint32_t ei, const struct tsync__pair_fit **out)
+{
+    struct tsync__edge *e = &r->g.e[ei];
+    if (e->lo == d) {
+        *out = &e->fit;
+        return 0;
+    }
+    if (!r->rdone[ei]) {
+        struct tsync__pair_samples refl;
+        struct tsync__est_params p = r->params;
+        int rc;
+        if ((rc = tsync__pair_samples_reflect(&refl, &e->s)))
+            return rc;
+        origin(&refl, &p);
+        rc = tsync__fit_pair(&r->rfit[ei], r->est, &p, &refl);
+        tsync__pair_samples_free(&refl);
+        if (rc)
+            return rc;
+        r->rdone[ei] = 1;
+    }
+    *out = &r->rfit[ei];
+    return 0;
+}
+
+/* Shortest-path trees from the references under the edges' current weights; each
+ * domain's pair function toward its parent. */
 static int build_tree(struct run *r, const uint32_t *comp_ref)
 {
     uint32_t nd = r->g.n_domains, n_order = 0, got;
@@ -155,26 +236,18 @@ static int build_tree(struct run *r, const uint32_t *comp_ref)
     }
     for (uint32_t d = 0; d < nd; d++) {
         struct tsync__edge *e;
-        struct tsync__pair_samples refl;
-        struct tsync__est_params p = r->params;
         if (r->parent_edge[d] == TSYNC__NONE)
             continue;
         e = &r->g.e[r->parent_edge[d]];
         e->in_tree = 1;
         r->parent[d] = e->lo == d ? e->hi : e->lo;
-        if (e->lo == d) {
-            r->up[d] = &e->fit;
-            continue;
-        }
-        if ((rc = tsync__pair_samples_reflect(&refl, &e->s)))
+        if ((rc = up_fit(r, d, r->parent_edge[d], &r->up[d])))
             goto out;
-        origin(&refl, &p);
-        rc = tsync__fit_pair(&r->own[d], r->est, &p, &refl);
-        tsync__pair_samples_free(&refl);
-        if (rc)
-            goto out;
-        r->up[d] = &r->own[d];
     }
+    for (uint32_t d = 0; d < nd; d++)
+        for (uint32_t v = d; r->parent[v] != TSYNC__NONE; v = r->parent[v])
+            if (!isfinite(r->g.e[r->parent_edge[v]].weight))
+                r->fallback[d] = 1;
 out:
     free(dist);
     free(pe);
@@ -198,6 +271,121 @@ static void event_ranges(struct run *r)
         if (l->time[l->n_events - 1] > r->ev_last[l->domain])
             r->ev_last[l->domain] = l->time[l->n_events - 1];
     }
+}
+
+/* ---- busy periods ------------------------------------------------------------------------ */
+
+/* More busy periods than this keep the one tree of the whole run (a Dijkstra and a
+ * composition per period and domain). */
+#define MAX_PERIODS 64
+
+/* One busy period: the edges weighed by their bounds over it, shortest paths, and
+ * every domain's map over the period (lo[d], hi[d]: its ends on d's clock) into out[]. */
+static int compose_period(struct run *r, const uint32_t *comp_ref, const struct tsync__epoch *ep,
+                          tsync_time *lo, tsync_time *hi, struct tsync__pwl *out)
+{
+    struct tsync__tree tree;
+    int rc;
+    for (uint32_t d = 0; d < r->g.n_domains; d++) {
+        lo[d] = tsync__pwl_inverse(&r->maps[d], ep->from);
+        hi[d] = tsync__pwl_inverse(&r->maps[d], ep->to);
+    }
+    for (size_t i = 0; i < r->g.n_edges; i++) {
+        struct tsync__edge *e = &r->g.e[i];
+        double w;
+        if (!e->fit.pieces.n)
+            continue;
+        /* A pair with messages one way in the main phase may be bounded at MPI_Init. */
+        if ((w = pair_error_over(e, lo[e->lo], hi[e->lo])) < 0)
+            return TSYNC_ENOMEM;
+        e->weight = isfinite(w) ? w / (double)r->t->timer_resolution : INFINITY;
+    }
+    if ((rc = build_tree(r, comp_ref)))
+        return rc;
+    tree.n = r->g.n_domains;
+    tree.order = r->order;
+    tree.parent = r->parent;
+    tree.up = r->up;
+    tree.ev_first = lo;
+    tree.ev_last = hi;
+    return tsync__compose_tree(out, &tree);
+}
+
+/* Appends f over [lo, hi] to out: its ends and the points between. */
+static void append_part(struct tsync__pwl *out, const struct tsync__pwl *f, tsync_time lo,
+                        tsync_time hi)
+{
+    if (tsync__pwl_push(out, lo, (tsync_time)llroundl(tsync__pwl_eval(f, (long double)lo))))
+        out->bound[out->n - 1] = tsync__pwl_bound(f, (long double)lo);
+    for (size_t i = 0; i < f->n; i++)
+        if (f->x[i] > lo && f->x[i] < hi && tsync__pwl_push(out, f->x[i], f->y[i]))
+            out->bound[out->n - 1] = f->bound[i];
+    if (tsync__pwl_push(out, hi, (tsync_time)llroundl(tsync__pwl_eval(f, (long double)hi))))
+        out->bound[out->n - 1] = tsync__pwl_bound(f, (long double)hi);
+}
+
+/* Where the trace has busy periods separated by more than the maximum gap (MPI_Init,
+ * the main phase, MPI_Finalize), each period gets its own shortest paths and maps
+ * (epochs.c), joined by straight lines across the idle gaps. r->maps holds the maps
+ * of the whole-run tree on entry and the joined maps on return; the tree left in
+ * r->parent is that of the busiest period, which the report shows. */
+static int compose_periods(struct run *r, const uint32_t *comp_ref)
+{
+    uint32_t nd = r->g.n_domains;
+    struct tsync__epochs ep;
+    struct tsync__pwl *part = NULL;
+    tsync_time *lo = NULL, *hi = NULL;
+    double *weight = NULL;
+    size_t busiest = 0, np;
+    int rc;
+
+    if ((rc = tsync__find_epochs(&ep, r->t, r->maps, r->params.max_gap)))
+        return rc;
+    r->e->periods = 1;
+    if (ep.n < 2 || ep.n > MAX_PERIODS || r->params.max_gap <= 0 || !nd)
+        goto out;
+    r->e->periods = ep.n;
+    np = ep.n * nd;
+    part = calloc(np, sizeof(*part));
+    lo = malloc(np * sizeof(*lo));
+    hi = malloc(np * sizeof(*hi));
+    weight = malloc((r->g.n_edges ? r->g.n_edges : 1) * sizeof(*weight));
+    rc = TSYNC_ENOMEM;
+    if (!part || !lo || !hi || !weight)
+        goto out;
+    for (size_t i = 0; i < r->g.n_edges; i++)
+        weight[i] = r->g.e[i].weight;
+    for (size_t k = 1; k < ep.n; k++)
+        busiest = ep.v[k].events > ep.v[busiest].events ? k : busiest;
+    /* The busiest period last, so that its tree is the one left for the report. */
+    for (size_t j = 0; j < ep.n; j++) {
+        size_t k = j + 1 == ep.n ? busiest : j < busiest ? j : j + 1;
+        if ((rc = compose_period(r, comp_ref, &ep.v[k], lo + k * nd, hi + k * nd, part + k * nd)))
+            goto out;
+    }
+    for (uint32_t d = 0; d < nd; d++) {
+        size_t cap = 0;
+        for (size_t k = 0; k < ep.n; k++)
+            cap += part[k * nd + d].n + 2;
+        tsync__pwl_free(&r->maps[d]);
+        if (tsync__pwl_alloc(&r->maps[d], cap))
+            goto out;
+        for (size_t k = 0; k < ep.n; k++)
+            append_part(&r->maps[d], &part[k * nd + d], lo[k * nd + d], hi[k * nd + d]);
+    }
+    for (size_t i = 0; i < r->g.n_edges; i++)
+        r->g.e[i].weight = weight[i];
+    rc = 0;
+out:
+    if (part)
+        for (size_t i = 0; i < np; i++)
+            tsync__pwl_free(&part[i]);
+    free(part);
+    free(lo);
+    free(hi);
+    free(weight);
+    tsync__epochs_free(&ep);
+    return rc;
 }
 
 /* OTF2 cannot store negative times. When a component's maps would put an event
@@ -240,9 +428,8 @@ static enum tsync_bound_kind domain_kind(const struct run *r, uint32_t d, const 
 {
     if (r->parent[d] == TSYNC__NONE)
         return r->g.adj_start[d] == r->g.adj_start[d + 1] ? TSYNC_BOUND_ABSENT : TSYNC_BOUND_EXACT;
-    for (uint32_t v = d; r->parent[v] != TSYNC__NONE; v = r->parent[v])
-        if (r->g.e[r->parent_edge[v]].kind != TSYNC_BOUND_BOUNDED)
-            return TSYNC_BOUND_FALLBACK;
+    if (r->fallback[d])
+        return TSYNC_BOUND_FALLBACK;
     for (size_t i = 0; i < f->n; i++)
         if (!isfinite(f->bound[i]))
             return TSYNC_BOUND_FALLBACK;
@@ -437,14 +624,16 @@ static void warn_results(const struct run *r)
 
 static void run_free(struct run *r)
 {
-    if (r->own)
-        for (uint32_t d = 0; d < r->g.n_domains; d++)
-            tsync__pair_fit_free(&r->own[d]);
+    if (r->rfit)
+        for (size_t i = 0; i < r->g.n_edges; i++)
+            tsync__pair_fit_free(&r->rfit[i]);
     if (r->maps)
         for (uint32_t d = 0; d < r->g.n_domains; d++)
             tsync__pwl_free(&r->maps[d]);
     tsync__graph_free(&r->g);
-    free(r->own);
+    free(r->rfit);
+    free(r->rdone);
+    free(r->fallback);
     free(r->up);
     free(r->maps);
     free(r->parent_edge);
@@ -461,14 +650,14 @@ static int alloc_run(struct run *r)
     r->parent_edge = malloc(n * sizeof(*r->parent_edge));
     r->parent = malloc(n * sizeof(*r->parent));
     r->order = malloc(n * sizeof(*r->order));
-    r->own = calloc(n, sizeof(*r->own));
+    r->fallback = calloc(n, sizeof(*r->fallback));
     r->up = calloc(n, sizeof(*r->up));
     r->maps = calloc(n, sizeof(*r->maps));
     r->ev_first = malloc(n * sizeof(*r->ev_first));
     r->ev_last = malloc(n * sizeof(*r->ev_last));
     e->dom = calloc(n, sizeof(*e->dom));
     e->names = calloc(n, sizeof(*e->names));
-    if (!r->parent_edge || !r->parent || !r->order || !r->own || !r->up || !r->maps ||
+    if (!r->parent_edge || !r->parent || !r->order || !r->fallback || !r->up || !r->maps ||
         !r->ev_first || !r->ev_last || !e->dom || !e->names)
         return tsync__oom(r->ctx);
     for (uint32_t d = 0; d < r->t->n_domains; d++) {
@@ -521,22 +710,24 @@ int tsync_estimate_run(tsync_estimate **out, const tsync_trace *t, const tsync_e
             tsync__pair_samples_free(&r.g.e[i].s);
         r.g.n_edges = 0;
     }
+    event_ranges(&r);
     if ((r.est && (rc = fit_edges(&r))) || (rc = tsync__graph_link(&r.g)))
         goto oom;
     e->n_comp = r.g.n_comp;
     if (!(e->comp_ref = malloc((e->n_comp ? e->n_comp : 1) * sizeof(*e->comp_ref))) ||
         !(e->comp_shift = calloc(e->n_comp ? e->n_comp : 1, sizeof(*e->comp_shift))) ||
+        !(r.rfit = calloc(r.g.n_edges ? r.g.n_edges : 1, sizeof(*r.rfit))) ||
+        !(r.rdone = calloc(r.g.n_edges ? r.g.n_edges : 1, 1)) ||
         (rc = tsync__choose_references(&r.g, r.forced, e->comp_ref)) ||
         (rc = build_tree(&r, e->comp_ref)))
         goto oom;
-    event_ranges(&r);
     tree.n = t->n_domains;
     tree.order = r.order;
     tree.parent = r.parent;
     tree.up = r.up;
     tree.ev_first = r.ev_first;
     tree.ev_last = r.ev_last;
-    if ((rc = tsync__compose_tree(r.maps, &tree)) ||
+    if ((rc = tsync__compose_tree(r.maps, &tree)) || (rc = compose_periods(&r, e->comp_ref)) ||
         (opts->global_lsq &&
          (rc = tsync__global_lsq(r.maps, &r.g, e->comp_ref, r.ev_first, r.ev_last))) ||
         (rc = shift_components(&r)))
@@ -624,6 +815,8 @@ const tsync_estimate_edge *tsync_estimate_get_edge(const tsync_estimate *e, size
 }
 
 uint32_t tsync_estimate_component_count(const tsync_estimate *e) { return e->n_comp; }
+
+size_t tsync_estimate_period_count(const tsync_estimate *e) { return e->periods; }
 
 uint32_t tsync_estimate_component_reference(const tsync_estimate *e, uint32_t c)
 {

@@ -22,6 +22,7 @@ struct tsync_estimate {
     tsync_estimate_grouping grouping;
     char *reason;
     uint64_t rejected;               /* over all edges */
+    size_t periods;                  /* busy periods, each with its own shortest paths */
 };
 
 #endif

@@ -122,6 +122,12 @@ static json_t *estimate_json(const tsync_estimate *e, const tsync_trace *t)
                   "max_drift", e->opts.max_drift, "segment", e->opts.segment, "min_segment_s",
                   e->opts.min_segment_s, "global_lsq", e->opts.global_lsq, "clock_offsets",
                   e->opts.use_clock_offsets, "reference_given", e->reference_given);
+    if (o && (json_object_set_new(o, "max_gap_s", json_real(e->opts.max_gap_s)) ||
+              json_object_set_new(o, "max_segment_s", json_real(e->opts.max_segment_s)) ||
+              json_object_set_new(o, "periods", json_integer((json_int_t)e->periods)))) {
+        json_decref(o);
+        return NULL;
+    }
     if (!o || json_object_set_new(o, "grouping",
                                   json_pack("{s:s, s:s, s:I, s:I, s:I, s:f}", "rule", g->rule,
                                             "reason", g->reason, "messages",

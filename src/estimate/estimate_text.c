@@ -69,6 +69,10 @@ void tsync_estimate_print(const tsync_estimate *e, const tsync_trace *t, FILE *o
             fprintf(out, "              times of %s's group shifted by %s so that none is "
                     "negative\n", e->names[e->comp_ref[c]],
                     tsync__fmt_seconds_signed(a, sizeof(a), (double)e->comp_shift[c] / (double)e->resolution));
+    if (e->periods > 1)
+        fprintf(out, "  periods     %zu busy periods, more than %s apart: each has its own paths "
+                "(shown: the busiest)\n", e->periods,
+                tsync__fmt_seconds(a, sizeof(a), e->opts.max_gap_s));
     if (e->n_comp > 1)
         fprintf(out, "              %u unrelated groups of domains: their times cannot be "
                 "compared\n", e->n_comp);

@@ -56,6 +56,8 @@ struct tsync__est_params {
     double max_drift;     /* |a - 1| assumed at most this where the data leave a open */
     int segment;          /* may finish split (regression) */
     int64_t min_segment;  /* shortest piece, ticks of x */
+    int64_t max_gap;      /* longest gap between samples inside a piece, ticks of x (0: any) */
+    int64_t max_segment;  /* longest piece with samples both ways, ticks of x (0: any) */
 };
 
 /* One linear piece: the estimate y = y0 + b + a (x - x0) over the samples'
@@ -93,6 +95,10 @@ struct tsync__estimator {
     /* 0 taken, TSYNC__SPLIT (state unchanged) or TSYNC_ENOMEM. Samples come in
      * order of x. */
     int (*add_sample)(void *state, const struct tsync__sample *s);
+    /* Whether the samples so far fix the line by themselves (for the hull: both
+     * extreme slopes come from the data, not from max_drift): a piece may end
+     * at its longest only then. */
+    int (*settled)(const void *state);
     /* Appends the pieces for what was added (none when nothing was); 0 or TSYNC_ENOMEM. */
     int (*finish)(void *state, struct tsync__pieces *out);
     void (*stats)(const void *state, struct tsync__est_stats *st);
@@ -162,6 +168,7 @@ struct tsync__pair_fit {
     struct tsync__est_stats stats;
     uint64_t rejected;      /* samples contradicting a piece shorter than min_segment */
     uint64_t splits;        /* pieces started because the hulls crossed */
+    uint64_t gaps;          /* pieces started after a gap longer than max_gap */
 };
 
 /* Runs `est` over the samples (each kind sorted by x), splitting where add_sample
@@ -180,12 +187,16 @@ struct tsync__pwl {
     double *bound;
 };
 
-/* Joins a fit's pieces into one continuous, monotone function over at least
- * [from, to] (and every piece's samples): each piece's estimate over its samples,
- * straight lines across the gaps between pieces, the first and last piece extended
- * to the ends. The bound at each point is the farthest value the adjacent pieces'
- * ranges allow there, so that linear interpolation of the bounds covers the whole
- * segment (the ranges are convex). 0 or TSYNC_ENOMEM. */
+/* The bound at x for the value `value` (absolute ticks) under the piece that holds
+ * at x, or outside every piece's samples the one nearest in time. */
+double tsync__fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long double value);
+
+/* Joins a fit's pieces into one continuous, monotone function over [from, to]:
+ * each piece's estimate over its samples, straight lines across the gaps between
+ * pieces, the first and last piece extended to the ends. The bound at each point
+ * is the farthest value the adjacent pieces' ranges allow there, so that linear
+ * interpolation of the bounds covers the whole segment (the ranges are convex).
+ * 0 or TSYNC_ENOMEM. */
 int tsync__pwl_from_fit(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
                         tsync_time to);
 void tsync__pwl_free(struct tsync__pwl *f);

@@ -284,6 +284,14 @@ static void regress_fini(void *state)
     free(r);
 }
 
+/* A line through two exchanges at different times has a slope. */
+static int regress_settled(const void *state)
+{
+    const struct regress *r = state;
+    return r->n >= 2 && r->v[r->n - 1].x > r->v[0].x;
+}
+
 const struct tsync__estimator tsync__regress_estimator = {
-    "regression", regress_init, regress_add, regress_finish, regress_stats, regress_fini
+    "regression", regress_init, regress_add, regress_settled, regress_finish, regress_stats,
+    regress_fini
 };

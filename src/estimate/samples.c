@@ -19,9 +19,13 @@
  * A ClockOffset record (OTF2; Score-P measures it against rank 0) says that at
  * local time T the master's clock read T + offset. It becomes an exchange with the
  * error margin 3 stddev, and for the hull the two one-way constraints that margin
- * gives: the line passes within it. Score-P writes stddev 0 although a ping-pong
- * is only good to half a round trip; a stddev of 0 is taken as 10 inter-node
- * minimum latencies (10 us by default).
+ * gives: the line passes within it. Score-P writes stddev 0. Its offset comes from
+ * the fastest of several ping-pongs, good to half that round trip less the minimum
+ * latency, which is well under one minimum latency when the fastest exchange
+ * travelled near the minimum both ways: a stddev of 0 is taken as one inter-node
+ * minimum latency (1 us by default). Tighter than that, a measured offset would
+ * outvote messages; looser, it would say little about MPI_Init and MPI_Finalize,
+ * where it is often all there is.
  *
  * Messages inside one domain give no sample: they check the grouping. With one
  * clock, a receive cannot come before its send; EZTrace's ranks of one node, each
@@ -35,7 +39,7 @@
 #include "util/vec.h"
 
 #define CONTRADICTION_FACTOR 10   /* x the larger minimum latency: no shared clock */
-#define UNKNOWN_STDDEV_LATENCIES 10
+#define UNKNOWN_STDDEV_LATENCIES 1
 
 void tsync__pair_samples_free(struct tsync__pair_samples *s)
 {

@@ -6,9 +6,14 @@
  * enough interval no line fits the samples. The hull says so exactly: a sample
  * that no line through the others can pass (the hulls cross) ends the piece, and
  * the next piece starts with it. That is the data's own segmentation, never a
- * silent fallback. A piece shorter than min_segment is not ended: a sample that
- * contradicts it is dropped and counted (faster than the minimum latency, or a
- * clock that jumped), and the caller warns. The regression splits where its
+ * silent fallback. A piece is not ended by a sample less than min_segment after
+ * its first one: such a sample is dropped and counted (faster than the minimum
+ * latency, or a clock that jumped), and the caller warns. A sample later than that
+ * starts a new piece even when the piece so far is a single point (a measured
+ * offset at MPI_Init, 10 minutes before the next message): time enough has passed
+ * for the drift to change. Nor does a piece span a gap without samples longer than
+ * max_gap: over it the clocks' drift may change unseen, and a line that happens to
+ * fit the samples on both sides says nothing about them in between. The regression splits where its
  * residuals say a line fails (regress.c).
  *
  * Joining. Each piece's estimate holds over its samples, [x_first, x_last]; across
@@ -17,8 +22,9 @@
  * joint that would go backward (the next piece starting lower than the previous one
  * ends) is raised to keep the map monotone; its bound accounts for that.
  *
- * Bounds. The true value at a point lies in the range of the piece that holds
- * there; at a joint, in that of one of the two pieces. The bound of a point is the
+ * Bounds. The true value at a point lies in the range of the piece whose samples
+ * are there (the sample that split belongs to the piece it starts); where two
+ * pieces have samples at the same time, in that of one of them. The bound of a point is the
  * farthest the value there can be from the map under either. Every range is convex
  * (hull: the upper end convex, the lower concave; regression: a hyperbola), so the
  * bound between two points is at most the straight line between their bounds,
@@ -29,6 +35,7 @@
 #include <string.h>
 
 #include "estimate/estimator.h"
+#include "graph/graph.h"
 #include "util/vec.h"
 
 const struct tsync__estimator *tsync__estimator_for(enum tsync_estimator which)
@@ -127,9 +134,20 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
     if ((rc = est->init(&state, params)))
         return rc;
     while (next_sample(&m, &smp)) {
+        if (any && params->segment &&
+            ((params->max_gap > 0 && smp.x - last > params->max_gap) ||
+             (params->max_segment > 0 && smp.x - first > params->max_segment && est->settled(state)))) {
+            /* Nothing seen for longer than max_gap, or a settled piece at its
+             * longest: a new piece. */
+            if ((rc = close_piece(fit, est, &state)) || (rc = est->init(&state, params)))
+                goto fail;
+            if (params->max_gap > 0 && smp.x - last > params->max_gap)
+                fit->gaps++;
+            any = 0;
+        }
         rc = est->add_sample(state, &smp);
         if (rc == TSYNC__SPLIT) {
-            if (!params->segment || last - first < params->min_segment) {
+            if (!params->segment || smp.x - first < params->min_segment) {
                 fit->rejected++;
                 continue;
             }
@@ -209,6 +227,19 @@ static double joint_bound(const struct tsync__pair_fit *fit, size_t k0, size_t k
     return (double)b;
 }
 
+double tsync__fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long double value)
+{
+    const struct tsync__piece *v = fit->pieces.v;
+    size_t k = 0;
+    if (!fit->pieces.n)
+        return INFINITY;
+    /* The piece holding x, or the one nearest in time. */
+    while (k + 1 < fit->pieces.n && x > v[k].x_last &&
+           (x >= v[k + 1].x_first || v[k + 1].x_first - x < x - v[k].x_last))
+        k++;
+    return joint_bound(fit, k, k, x, value);
+}
+
 /* Appends the point (x, value) with the bound of pieces [k0, k1]. */
 static void add_point(struct tsync__pwl *f, const struct tsync__pair_fit *fit, size_t k0,
                       size_t k1, tsync_time x, long double value)
@@ -217,26 +248,54 @@ static void add_point(struct tsync__pwl *f, const struct tsync__pair_fit *fit, s
         f->bound[f->n - 1] = joint_bound(fit, k0, k1, x, (long double)f->y[f->n - 1]);
 }
 
-int tsync__pwl_from_fit(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
-                        tsync_time to)
+/* Every piece joined, from min(from, first sample) to max(to, last sample). */
+static int join_all(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
+                    tsync_time to)
 {
     const struct tsync__piece *v = fit->pieces.v;
     size_t np = fit->pieces.n;
-    memset(out, 0, sizeof(*out));
-    if (np == 0)
-        return 0;
     if (tsync__pwl_alloc(out, 2 * np + 2))
         return TSYNC_ENOMEM;
 #define AT(k, x) ((long double)v[k].y0 + tsync__piece_eval(&v[k], (x)))
     if (from < v[0].x_first)
         add_point(out, fit, 0, 0, from, AT(0, from));
     for (size_t k = 0; k < np; k++) {
-        /* A piece's first sample shares its joint with the previous piece. */
-        add_point(out, fit, k ? k - 1 : 0, k, v[k].x_first, AT(k, v[k].x_first));
-        add_point(out, fit, k, k + 1 < np ? k + 1 : k, v[k].x_last, AT(k, v[k].x_last));
+        /* At its samples a piece holds; where two pieces meet at one time, either. */
+        int prev = k && v[k - 1].x_last == v[k].x_first;
+        int next = k + 1 < np && v[k + 1].x_first == v[k].x_last;
+        add_point(out, fit, prev ? k - 1 : k, k, v[k].x_first, AT(k, v[k].x_first));
+        add_point(out, fit, k, next ? k + 1 : k, v[k].x_last, AT(k, v[k].x_last));
     }
     if (to > v[np - 1].x_last)
         add_point(out, fit, np - 1, np - 1, to, AT(np - 1, to));
 #undef AT
+    return 0;
+}
+
+int tsync__pwl_from_fit(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
+                        tsync_time to)
+{
+    struct tsync__pwl all;
+    memset(out, 0, sizeof(*out));
+    if (fit->pieces.n == 0)
+        return 0;
+    if (join_all(&all, fit, from, to))
+        return TSYNC_ENOMEM;
+    if (tsync__pwl_alloc(out, all.n + 2)) {
+        tsync__pwl_free(&all);
+        return TSYNC_ENOMEM;
+    }
+    /* Only [from, to]: pieces elsewhere (one-sided in another phase) do not matter
+     * here. The ends take the bound of the piece that holds there. */
+    for (int end = 0; end < 2; end++) {
+        tsync_time x = end ? to : from;
+        long double y = tsync__pwl_eval(&all, (long double)x);
+        for (size_t i = 0; end && i < all.n; i++)
+            if (all.x[i] > from && all.x[i] < to && tsync__pwl_push(out, all.x[i], all.y[i]))
+                out->bound[out->n - 1] = all.bound[i];
+        if (tsync__pwl_push(out, x, (tsync_time)llroundl(y)))
+            out->bound[out->n - 1] = tsync__fit_bound_at(fit, x, (long double)out->y[out->n - 1]);
+    }
+    tsync__pwl_free(&all);
     return 0;
 }

@@ -103,6 +103,29 @@ struct tsync__tree {
  * entries. 0 or TSYNC_ENOMEM (maps freed). */
 int tsync__compose_tree(struct tsync__pwl *maps, const struct tsync__tree *t);
 
+/* ---- busy periods (epochs.c) ---------------------------------------------------------- */
+
+/* A busy period: reference time [from, to] and the events in it. */
+struct tsync__epoch {
+    tsync_time from, to;
+    uint64_t events;
+};
+
+struct tsync__epochs {
+    size_t n, cap;
+    struct tsync__epoch *v;      /* in order of time */
+};
+
+/* x with f(x) = y for a non-decreasing f (the end segments' slopes outside; x
+ * itself when f is empty). */
+tsync_time tsync__pwl_inverse(const struct tsync__pwl *f, tsync_time y);
+/* The busy periods of trace t on the reference axis of `maps` (one per domain; an
+ * empty map is the identity): intervals in which no location is idle for longer
+ * than max_gap ticks. 0 or TSYNC_ENOMEM. */
+int tsync__find_epochs(struct tsync__epochs *ep, const struct tsync_trace *t,
+                       const struct tsync__pwl *maps, int64_t max_gap);
+void tsync__epochs_free(struct tsync__epochs *ep);
+
 /* ---- global least squares (global_lsq.c) ------------------------------------------- */
 
 /* Corrects the maps of every non-reference domain by a line in reference time,

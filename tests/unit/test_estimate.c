@@ -204,6 +204,73 @@ static void test_clock_offsets(void **state)
     tsync_trace_free(t);
 }
 
+/* ---- busy periods -------------------------------------------------------------------- */
+
+/* Seed 002's runs: offsets measured at MPI_Init and MPI_Finalize 20 minutes apart,
+ * messages only in a main phase between them. Domain 1 sends to the master's
+ * domain 0 only one way in the main phase, but exchanges with domain 2 both ways;
+ * at MPI_Init only the measured offsets relate the clocks. Each period takes its
+ * own paths: near the MPI_Init events domain 1's map rests on its measured offset
+ * (a bound of a few hundred ticks), not on the main phase's pairs extrapolated
+ * ten minutes back; the truth lies within the bound everywhere. */
+static void test_busy_periods(void **state)
+{
+    static const uint32_t nodes[] = { 0, 1, 2 };
+    static const struct clock clk[3] = { { 0, 0 }, { 20000, 10e-6 }, { -30000, -5e-6 } };
+    struct fx *f = fx_new(3, nodes, 0);
+    tsync_estimate_opts o = TSYNC_ESTIMATE_OPTS_INIT;
+    tsync_trace *t;
+    tsync_estimate *e;
+    const tsync_estimate_domain *d1;
+    (void)state;
+    for (int k = 0; k < 2; k++) {                       /* MPI_Init, MPI_Finalize */
+        double at = k ? 1200e9 : 1e6;
+        for (tsync_loc l = 0; l < 3; l++) {
+            tsync_time local = local_of(&clk[l], at, 0);
+            fx_offset(f, l, local, local_of(&clk[0], at, 0) - local, l ? 100 : 0);
+            fx_event(f, l, local_of(&clk[l], at - 1e5, 0));
+            fx_event(f, l, local_of(&clk[l], at + 1e5, 0));
+        }
+    }
+    for (double at = 600e9; at < 604e9; at += 1e7) {   /* the main phase */
+        fx_msg(f, 0, local_of(&clk[0], at, 0), 2, local_of(&clk[2], at + 1500, 1));
+        fx_msg(f, 2, local_of(&clk[2], at + 2e6, 0), 0, local_of(&clk[0], at + 2e6 + 1500, 1));
+        fx_msg(f, 2, local_of(&clk[2], at + 4e6, 0), 1, local_of(&clk[1], at + 4e6 + 1500, 1));
+        fx_msg(f, 1, local_of(&clk[1], at + 6e6, 0), 2, local_of(&clk[2], at + 6e6 + 1500, 1));
+        fx_msg(f, 1, local_of(&clk[1], at + 8e6, 0), 0, local_of(&clk[0], at + 8e6 + 40000, 1));
+    }
+    t = fx_done(f);
+    e = fx_estimate(t, &o, NULL);
+    assert_int_equal(tsync_estimate_period_count(e), 3);
+    d1 = tsync_estimate_get_domain(e, 1);
+    assert_int_equal(d1->kind, TSYNC_BOUND_BOUNDED);
+    for (tsync_loc l = 1; l < 3; l++) {
+        const struct tsync_location *loc = &t->locations[l];
+        const tsync_estimate_domain *dom = tsync_estimate_get_domain(e, loc->domain);
+        uint32_t ref = tsync_estimate_component_reference(e, 0);
+        for (uint64_t i = 0; i < loc->n_events; i++) {
+            tsync_time x = loc->time[i];
+            double truth = clk[ref].offset + (1 + clk[ref].drift) * ((double)x - clk[l].offset) /
+                                                 (1 + clk[l].drift);
+            double got = (double)tsync_time_map_eval(dom->map, x) -
+                         (double)tsync_estimate_component_shift(e, 0);
+            double bound = fx_map_bound(dom->map, x);
+            if (!(fabs(got - truth) <= bound + 1))
+                fail_msg("location %u event %llu: map %.1f, truth %.1f, bound %.1f", l,
+                         (unsigned long long)i, got, truth, bound);
+            if (x < 1000000000 && l == 1 && !(bound <= 1000))
+                fail_msg("MPI_Init event %llu of location 1: bound %.1f, not from the "
+                         "measured offsets", (unsigned long long)i, bound);
+        }
+    }
+    tsync_estimate_free(e);
+    o.max_gap_s = 0;                                    /* one period, one tree */
+    e = fx_estimate(t, &o, NULL);
+    assert_int_equal(tsync_estimate_period_count(e), 1);
+    tsync_estimate_free(e);
+    tsync_trace_free(t);
+}
+
 /* Ping-pongs give exchange samples (Eq. 3) for the regression. */
 static void test_regression_exchanges(void **state)
 {
@@ -317,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_truth_within_bound),
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_clock_offsets),
+        cmocka_unit_test(test_busy_periods),
         cmocka_unit_test(test_regression_exchanges),
         cmocka_unit_test(test_grouping_contradicted),
         cmocka_unit_test(test_options),

@@ -335,6 +335,96 @@ static void test_random_hulls(void **state)
 }
 
 /* Joining pieces: continuous, monotone, covering the asked range, bounds at joints. */
+/* Two-way samples every `step` over [from, to): ABOVE at y = x + off + 10, BELOW at
+ * y = x + off - 10 (a band of 20 ticks around y = x + off). */
+static size_t band(struct tsync__pt *up, struct tsync__pt *dn, tsync_time from, tsync_time to,
+                   tsync_time step, tsync_time off)
+{
+    size_t n = 0;
+    for (tsync_time x = from; x < to; x += step, n++) {
+        up[n].x = x;
+        up[n].y = x + off + 10;
+        dn[n].x = x + step / 2;
+        dn[n].y = x + step / 2 + off - 10;
+    }
+    return n;
+}
+
+/* Nothing seen for longer than max_gap ends a piece, even where one line would fit
+ * both sides (here the offset moved by 500 ticks over 700 s: 0.7 ppm). */
+static void test_gap_ends_piece(void **state)
+{
+    static struct tsync__pt up[64], dn[64];
+    struct tsync__est_params p = params(1e-3, 1, 1000000000);
+    struct tsync__pair_fit f;
+    size_t n;
+    (void)state;
+    n = band(up, dn, 0, 1000000000, 100000000, 0);
+    n += band(up + n, dn + n, 700000000000, 701000000000, 100000000, 500);
+    p.max_gap = 10000000000;
+    fit(&f, up, n, dn, n, p);
+    assert_int_equal(f.pieces.n, 2);
+    assert_int_equal(f.gaps, 1);
+    assert_int_equal(f.rejected, 0);
+    assert_int_equal(f.pieces.v[0].x_last, 950000000);
+    assert_int_equal(f.pieces.v[1].x_first, 700000000000);
+    tsync__pair_fit_free(&f);
+    p.max_gap = 0;                      /* no limit: one line through both */
+    fit(&f, up, n, dn, n, p);
+    assert_int_equal(f.pieces.n, 1);
+    tsync__pair_fit_free(&f);
+}
+
+/* A measured offset alone (a box of +-5 ticks at time 0), then messages ten
+ * minutes later whose own line misses the box: a new piece, not rejected samples,
+ * and the first piece still passes through the box. */
+static void test_lone_point_then_split(void **state)
+{
+    static struct tsync__pt up[64], dn[64];
+    struct tsync__est_params p = params(1e-6, 1, 1000000000);
+    struct tsync__pair_fit f;
+    size_t n;
+    (void)state;
+    up[0].x = dn[0].x = 0;
+    up[0].y = 5;
+    dn[0].y = -5;
+    n = 1 + band(up + 1, dn + 1, 600000000000, 604000000000, 100000000, 1000000);
+    fit(&f, up, n, dn, n, p);
+    assert_int_equal(f.rejected, 0);
+    assert_int_equal(f.pieces.n, 2);
+    assert_int_equal(f.pieces.v[0].x_first, 0);
+    assert_true(f.pieces.v[1].x_first > 600000000000);
+    assert_true(fabsl(tsync__piece_eval(&f.pieces.v[0], 0)) <= 5);
+    tsync__pair_fit_free(&f);
+}
+
+/* A piece whose slope the data fix ends at max_segment; one whose slope is still
+ * open (one message back at the start, then messages one way) does not. */
+static void test_max_segment(void **state)
+{
+    static struct tsync__pt up[200], dn[200];
+    struct tsync__est_params p = params(1e-3, 1, 1000000000);
+    struct tsync__pair_fit f;
+    size_t n;
+    (void)state;
+    n = band(up, dn, 0, 100000000000, 1000000000, 0);
+    p.max_segment = 30000000000;
+    fit(&f, up, n, dn, n, p);
+    assert_true(f.pieces.n >= 3);
+    for (size_t k = 0; k < f.pieces.n; k++) {
+        assert_true(f.pieces.v[k].x_last - f.pieces.v[k].x_first <= 31000000000);
+        assert_int_equal(f.pieces.v[k].kind, TSYNC_BOUND_BOUNDED);
+    }
+    assert_int_equal(f.gaps, 0);
+    tsync__pair_fit_free(&f);
+    /* One BELOW point before every ABOVE point: a_max is fixed, a_min open. */
+    dn[0].x = -1;
+    dn[0].y = -11;
+    fit(&f, up, n, dn, 1, p);
+    assert_int_equal(f.pieces.n, 1);
+    tsync__pair_fit_free(&f);
+}
+
 static void test_join_pieces(void **state)
 {
     struct tsync__pt down[5];
@@ -368,6 +458,9 @@ int main(void)
         cmocka_unit_test(test_collinear),
         cmocka_unit_test(test_random_hulls),
         cmocka_unit_test(test_join_pieces),
+        cmocka_unit_test(test_gap_ends_piece),
+        cmocka_unit_test(test_lone_point_then_split),
+        cmocka_unit_test(test_max_segment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
