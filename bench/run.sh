@@ -1,5 +1,6 @@
 #!/bin/sh
-# run.sh - `make bench`: every benchmark on 10^7 events (BENCH_EVENTS to change).
+# run.sh - `make bench`: every benchmark on 10^7 events (BENCH_EVENTS to change), and the
+# accuracy one on the named simulator scenarios at their own sizes.
 # Usage: run.sh BUILD_DIR
 set -eu
 build=$1
@@ -29,4 +30,6 @@ timed() {
     awk "BEGIN { printf \"%.3f\", $end - $start }"
 }
 echo "stage=clc-command      fmt=otf2 events=$events seconds=$(timed "$build/tracesync" clc "$work/clc/sim/trace.otf2" -o "$work/clc-cmd" -q --latency intra=1us,inter=5us)"
+echo "== accuracy against the truth: maps alone and sync, per estimator (named scenarios, seed 1, their own sizes)"
+"$build/bench/bench_accuracy" "$work/accuracy"
 rm -rf "$work"
