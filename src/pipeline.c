@@ -150,9 +150,11 @@ void tsync_sync_result_print(const tsync_sync_result *r, FILE *out)
 {
     char a[32], b[32];
     fprintf(out, "sync: %s -> %s\n", tsync_trace_path(r->trace), r->output);
-    fprintf(out, "  %-14s %u locations in %u clock domains (by %s)\n", "trace",
+    fprintf(out, "  %-14s %u locations in %u clock domains (%s %s)\n", "trace",
             tsync_trace_location_count(r->trace), tsync_trace_domain_count(r->trace),
-            tsync_trace_domain_rule(r->trace));
+            tsync_trace_domain_file(r->trace) ? "from" : "by",
+            tsync_trace_domain_file(r->trace) ? tsync_trace_domain_file(r->trace)
+                                              : tsync_trace_domain_rule(r->trace));
     print_counts("before", r->before, out);
     if (r->estimate) {
         uint32_t nd = tsync_estimate_domain_count(r->estimate), bounded = 0, other = 0;
@@ -198,6 +200,9 @@ char *tsync_sync_result_json(const tsync_sync_result *r, tsync_ctx *ctx)
     json_object_set_new(o, "input", json_string(tsync_trace_path(r->trace)));
     json_object_set_new(o, "output", json_string(r->output));
     json_object_set_new(o, "domain_rule", json_string(tsync_trace_domain_rule(r->trace)));
+    json_object_set_new(o, "domain_file", tsync_trace_domain_file(r->trace)
+                                              ? json_string(tsync_trace_domain_file(r->trace))
+                                              : json_null());
     json_object_set_new(o, "before", tsync__check_report_to_json(r->before, r->trace));
     if (r->estimate) {
         char *est = tsync_estimate_json(r->estimate, r->trace, ctx);

@@ -131,7 +131,7 @@ typedef struct {
 
 /** How locations were grouped into clock domains, and whether the data agree. */
 typedef struct {
-    const char *rule;            /* "node" or "location" */
+    const char *rule;            /* "node", "location" or "file" (tsync_trace_domain_rule) */
     const char *reason;          /* why, in words */
     uint64_t messages;           /* messages between two locations of one domain */
     uint64_t reversed;           /* ... received before they were sent */

@@ -24,27 +24,57 @@ typedef struct tsync_timeline tsync_timeline;
 /** A location (process or thread) by its dense index 0 .. location_count-1. */
 typedef uint32_t tsync_loc;
 
-/** How locations are grouped into clock domains. */
+/**
+ * How locations are grouped into clock domains.
+ *
+ * TSYNC_DOMAIN_FILE reads the domains from a text file, one domain per line:
+ *
+ *     # NAME    LOCATION...
+ *     node0     0 1 2 3
+ *     gpu-host  "Rank 4" "Rank 5"
+ *     n2        rank:6 rank:7      # MPI ranks 6 and 7
+ *
+ * `#` starts a comment (outside quotes); blank lines are ignored; tokens are
+ * separated by blanks. NAME is the domain's name (what maps, `--reference` and
+ * reports call it). A LOCATION is
+ *   - a decimal number: the location's id in the file (the OTF2 LocationRef; in a
+ *     CSV of messages, 0, 1, ... in order of first appearance); a number that is
+ *     no location's id may be a location's name,
+ *   - a name as the trace has it; names with blanks, quotes or `#` go in double
+ *     quotes, inside which \" is a quote and \\ a backslash; a quoted number is
+ *     always a name,
+ *   - rank:N, the location of MPI rank N (MPI_COMM_WORLD), if the trace has ranks.
+ * A NAME may be quoted too. Every location may be listed once. Each location the
+ * file does not list keeps a domain of its own, named as by TSYNC_DOMAIN_LOCATION,
+ * and one warning says how many there are. Minimum latencies (within a node or
+ * between nodes) still follow the nodes of the two locations of a message.
+ */
 enum tsync_domain_rule {
-    TSYNC_DOMAIN_NODE = 0,    /* all locations below one system tree node share a clock */
-    TSYNC_DOMAIN_LOCATION = 1 /* every location has its own clock */
+    TSYNC_DOMAIN_NODE = 0,     /* all locations below one system tree node share a clock */
+    TSYNC_DOMAIN_LOCATION = 1, /* every location has its own clock */
+    TSYNC_DOMAIN_FILE = 2      /* as the domain file says (domain_file, version 2 on) */
 };
 
 /** Options for tsync_trace_open; initialize with TSYNC_OPEN_OPTS_INIT. */
 typedef struct {
     unsigned version;
     enum tsync_domain_rule domains;
+    const char *domain_file;   /* the domain file, with TSYNC_DOMAIN_FILE (and only then);
+                                  version 2 on; copied, read by tsync_trace_open */
 } tsync_open_opts;
-#define TSYNC_OPEN_OPTS_VERSION 1
-#define TSYNC_OPEN_OPTS_INIT { TSYNC_OPEN_OPTS_VERSION, TSYNC_DOMAIN_NODE }
+#define TSYNC_OPEN_OPTS_VERSION 2
+#define TSYNC_OPEN_OPTS_INIT { TSYNC_OPEN_OPTS_VERSION, TSYNC_DOMAIN_NODE, NULL }
 
 /**
- * Reads a trace. `path` names an OTF2 anchor file (".../traces.otf2").
- * ClockOffset records are read, not applied. Unmatched messages are warnings
- * (through the context's log callback) and are counted.
- * @return 0, or TSYNC_EIO (missing file), TSYNC_EFORMAT (corrupt or truncated),
- *         TSYNC_EINCONSISTENT (a location's time goes backward), TSYNC_ENOMEM;
- *         *out is set only on success.
+ * Reads a trace. `path` names an OTF2 anchor file (".../traces.otf2") or a CSV of
+ * messages (".csv"). `opts` may be NULL (domains by node). ClockOffset records are
+ * read, not applied. Unmatched messages and locations a domain file does not list
+ * are warnings (through the context's log callback) and are counted.
+ * @return 0, or TSYNC_EIO (missing trace or domain file), TSYNC_EFORMAT (corrupt or
+ *         truncated trace; a domain file that is not one, "FILE:LINE: ..."),
+ *         TSYNC_EINVAL (bad options; a domain file naming a location the trace does
+ *         not have, or one location twice), TSYNC_EINCONSISTENT (a location's time
+ *         goes backward), TSYNC_ENOMEM; *out is set only on success.
  */
 TSYNC_API int tsync_trace_open(tsync_trace **out, const char *path, const tsync_open_opts *opts,
                                tsync_ctx *ctx);
@@ -59,8 +89,10 @@ TSYNC_API uint64_t tsync_trace_event_count(const tsync_trace *trace);
 TSYNC_API uint64_t tsync_trace_message_count(const tsync_trace *trace);
 TSYNC_API uint64_t tsync_trace_collective_count(const tsync_trace *trace);
 TSYNC_API uint32_t tsync_trace_domain_count(const tsync_trace *trace);
-/** The rule used to form clock domains, as text ("node", "location"). */
+/** The rule used to form clock domains, as text ("node", "location", "file"). */
 TSYNC_API const char *tsync_trace_domain_rule(const tsync_trace *trace);
+/** The domain file the clock domains come from (rule "file"), else NULL. */
+TSYNC_API const char *tsync_trace_domain_file(const tsync_trace *trace);
 /** Bytes of memory the trace holds for its events, messages and collectives. */
 TSYNC_API size_t tsync_trace_memory(const tsync_trace *trace);
 

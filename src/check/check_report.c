@@ -33,8 +33,12 @@ void tsync_check_report_print(const tsync_check_report *r, const tsync_trace *t,
         return;
     total = r->messages + r->logical_messages;
     fprintf(out, "check: %s\n", t->path);
-    fprintf(out, "  locations            %u (clock domains by %s: %u)\n", r->locations,
-            tsync_trace_domain_rule(t), r->domains);
+    if (t->domain_file)
+        fprintf(out, "  locations            %u (clock domains from %s: %u)\n", r->locations,
+                t->domain_file, r->domains);
+    else
+        fprintf(out, "  locations            %u (clock domains by %s: %u)\n", r->locations,
+                tsync_trace_domain_rule(t), r->domains);
     fprintf(out, "  messages             %llu point-to-point, %llu logical (collectives)\n",
             (unsigned long long)r->messages, (unsigned long long)r->logical_messages);
     fprintf(out, "  reversed             ");
@@ -127,12 +131,47 @@ json_t *tsync__check_report_to_json(const tsync_check_report *r, const tsync_tra
                      "consistent", tsync_check_report_consistent(r));
 }
 
+/* Every clock domain with its locations: [{name, locations: [{id, name, node, rank}]}]. */
+static json_t *clock_domains_json(const tsync_trace *t)
+{
+    json_t *doms = json_array();
+    json_t **locs = calloc(t->n_domains ? t->n_domains : 1, sizeof(*locs));
+    int ok = doms && locs;
+    for (uint32_t d = 0; ok && d < t->n_domains; d++)
+        ok = (locs[d] = json_array()) &&
+             !json_array_append_new(doms, json_pack("{s:s, s:O}", "name", t->domains[d].name
+                                                    ? t->domains[d].name : "", "locations", locs[d]));
+    for (uint32_t i = 0; ok && i < t->n_locations; i++) {
+        const struct tsync_location *l = &t->locations[i];
+        json_t *rank = l->rank == TSYNC_NONE ? json_null() : json_integer((json_int_t)l->rank);
+        ok = l->domain < t->n_domains &&
+             !json_array_append_new(locs[l->domain], json_pack("{s:I, s:s, s:s, s:o}", "id",
+                                    (json_int_t)l->ref, "name", l->name ? l->name : "", "node",
+                                    t->nodes[l->node].name ? t->nodes[l->node].name : "",
+                                    "rank", rank));
+    }
+    for (uint32_t d = 0; locs && d < t->n_domains; d++)
+        json_decref(locs[d]);
+    free(locs);
+    if (!ok) {
+        json_decref(doms);
+        return NULL;
+    }
+    return doms;
+}
+
 char *tsync_check_report_json(const tsync_check_report *r, const tsync_trace *t)
 {
     json_t *j = tsync__check_report_to_json(r, t);
     char *s;
     if (!j)
         return NULL;
+    if (json_object_set_new(j, "domain_file", t->domain_file ? json_string(t->domain_file)
+                                                             : json_null()) ||
+        json_object_set_new(j, "clock_domains", clock_domains_json(t))) {
+        json_decref(j);
+        return NULL;
+    }
     /* 15 digits: 3e-07, not 2.9999999999999999e-07; malloc'ed, free() it */
     s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
     json_decref(j);

@@ -83,14 +83,19 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
-int cli_parse_domains(const char *arg, enum tsync_domain_rule *out)
+int cli_parse_domains(const char *arg, tsync_open_opts *out)
 {
-    if (strcmp(arg, "node") == 0)
-        *out = TSYNC_DOMAIN_NODE;
-    else if (strcmp(arg, "location") == 0)
-        *out = TSYNC_DOMAIN_LOCATION;
-    else
+    out->domain_file = NULL;
+    if (strcmp(arg, "node") == 0) {
+        out->domains = TSYNC_DOMAIN_NODE;
+    } else if (strcmp(arg, "location") == 0) {
+        out->domains = TSYNC_DOMAIN_LOCATION;
+    } else if (*arg) {
+        out->domains = TSYNC_DOMAIN_FILE; /* the library reads and checks it */
+        out->domain_file = arg;
+    } else {
         return -1;
+    }
     return 0;
 }
 

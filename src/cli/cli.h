@@ -35,8 +35,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...);
 /* Handles -h/--help for a subcommand: returns 1 (and prints help) if asked. */
 int cli_wants_help(int argc, char **argv, const char *cmd);
 
-/* Parses --domains: "node" or "location". Returns 0, or -1 for anything else. */
-int cli_parse_domains(const char *arg, enum tsync_domain_rule *out);
+/* Parses --domains into the open options: "node", "location", or else the path of a
+ * domain file (borrowed). Returns 0, or -1 for an empty argument. */
+int cli_parse_domains(const char *arg, tsync_open_opts *out);
 
 /* Writes `text` and a newline to `path` through "<path>.tmp" and a rename. Returns
  * 0, or -1 with a message on stderr and nothing left behind. */

@@ -60,8 +60,9 @@ int cmd_check(int argc, char **argv)
         case 'q': quiet = 1; break;
         case 'l': latency = optarg; break;
         case 'd':
-            if (cli_parse_domains(optarg, &oo.domains))
-                return cli_usage_error("check", "--domains: \"%s\" is not node or location", optarg);
+            if (cli_parse_domains(optarg, &oo))
+                return cli_usage_error("check", "--domains: expected node, location or a "
+                                                "domain file");
             break;
         default: return cli_usage_error("check", "unknown option");
         }

@@ -91,9 +91,9 @@ int cmd_estimate(int argc, char **argv)
                                        "or none", optarg);
             break;
         case 'd':
-            if (cli_parse_domains(optarg, &oo.domains))
-                return cli_usage_error("estimate", "--domains: \"%s\" is not node or location",
-                                       optarg);
+            if (cli_parse_domains(optarg, &oo))
+                return cli_usage_error("estimate", "--domains: expected node, location or a "
+                                                   "domain file");
             break;
         case 'm':
             if (parse_duration(optarg, &eo.min_segment_s))

@@ -38,8 +38,9 @@ int cmd_sync(int argc, char **argv)
                                        optarg);
             break;
         case 'd':
-            if (cli_parse_domains(optarg, &o.open.domains))
-                return cli_usage_error("sync", "--domains: \"%s\" is not node or location", optarg);
+            if (cli_parse_domains(optarg, &o.open))
+                return cli_usage_error("sync", "--domains: expected node, location or a "
+                                               "domain file");
             break;
         default: return cli_usage_error("sync", "unknown option");
         }

@@ -22,14 +22,17 @@ const struct cli_command cli_commands[] = {
       "  --reference DOMAIN     the reference clock domain (default: the one with the\n"
       "                         smallest sum of errors to all others)\n"
       "  --global-lsq           solve all domains at once by weighted least squares\n"
-      "  --domains RULE         clock domains: node (default) or location\n"
+      "  --domains RULE|FILE    clock domains: node (default), location, or a domain file\n"
+      "                         with lines NAME LOCATION... (see check --help)\n"
       "  --latency SPEC         minimum latencies, e.g. intra=1us,inter=4us; default\n"
       "                         intra=0.3us,inter=1us\n"
       "  -q, --quiet            no warnings or progress on stderr\n"
       "\n"
       "Example:\n"
-      "  tracesync sync run/traces.otf2 -o synced/ --report synced/report.json\n" },
-    { "check", cmd_check, "check INPUT... [--json] [--latency intra=T,inter=T] [--domains node|location]",
+      "  tracesync sync run/traces.otf2 -o synced/ --report synced/report.json\n"
+      "  tracesync sync run/traces.otf2 -o synced/ --domains clocks.txt\n" },
+    { "check", cmd_check,
+      "check INPUT... [--json] [--latency intra=T,inter=T] [--domains node|location|FILE]",
       "report clock condition violations; exit 1 if any",
       "Counts point-to-point messages and the logical messages of collective operations\n"
       "(Becker et al. 2009, section 4.1), messages received before they were sent\n"
@@ -41,14 +44,22 @@ const struct cli_command cli_commands[] = {
       "  --json                 print the report as JSON\n"
       "  --latency SPEC         minimum latencies, e.g. intra=1us,inter=4us (units ns, us,\n"
       "                         ms, s); default intra=0.3us,inter=1us\n"
-      "  --domains RULE         clock domains: node (default: locations of a node share\n"
-      "                         a clock) or location (every location its own clock)\n"
+      "  --domains RULE|FILE    clock domains: node (default: locations of a node share\n"
+      "                         a clock), location (every location its own clock), or\n"
+      "                         a domain file: one domain per line, NAME LOCATION...,\n"
+      "                         a LOCATION being a location id, a name (\"Rank 3\" in\n"
+      "                         quotes) or rank:N; # starts a comment; locations not\n"
+      "                         listed keep a clock of their own\n"
       "  -q, --quiet            no warnings or progress on stderr\n"
       "\n"
       "Exit status: 0 consistent, 1 violations found, 2 usage or input error.\n"
       "\n"
       "Example:\n"
-      "  tracesync check run/traces.otf2 --latency intra=0.5us,inter=2us --json\n" },
+      "  tracesync check run/traces.otf2 --latency intra=0.5us,inter=2us --json\n"
+      "  tracesync check run/traces.otf2 --domains clocks.txt   # a file such as:\n"
+      "      # NAME   LOCATION...\n"
+      "      host-a   0 1 rank:2\n"
+      "      host-b   \"Rank 3\" 536870912\n" },
     { "apply", cmd_apply, "apply MAPS.json INPUT -o OUTDIR",
       "apply time maps given as JSON and write the corrected trace",
       "Maps local timestamps to the reference clock with the maps in MAPS.json (per\n"
@@ -65,7 +76,7 @@ const struct cli_command cli_commands[] = {
       "  tracesync apply maps.json run/traces.otf2 -o corrected/\n" },
     { "estimate", cmd_estimate,
       "estimate INPUT... [--json] [--estimator hull|regression] [--reference DOMAIN] "
-      "[--domains node|location] [--global-lsq] [--latency intra=T,inter=T]",
+      "[--domains node|location|FILE] [--global-lsq] [--latency intra=T,inter=T]",
       "estimate a time map per clock domain from the messages; no trace is written",
       "Relates every clock domain to a reference clock from the messages the trace\n"
       "holds (one-way constraints: a receive comes at least the minimum latency after\n"
@@ -84,7 +95,8 @@ const struct cli_command cli_commands[] = {
       "  --estimator NAME       hull (default: convex hull, guaranteed bounds) or\n"
       "                         regression (least squares over exchanges, seed 003)\n"
       "  --reference DOMAIN     the reference clock domain (default: automatic)\n"
-      "  --domains RULE         clock domains: node (default) or location\n"
+      "  --domains RULE|FILE    clock domains: node (default), location, or a domain file\n"
+      "                         with lines NAME LOCATION... (see check --help)\n"
       "  --global-lsq           correct all domains at once by weighted least squares\n"
       "                         over every pair (when the messages form loops)\n"
       "  --latency SPEC         minimum latencies, e.g. intra=1us,inter=4us (units ns, us,\n"
@@ -103,7 +115,11 @@ const struct cli_command cli_commands[] = {
       "\n"
       "Example:\n"
       "  tracesync estimate run/traces.otf2 --json > maps.json\n"
-      "  tracesync apply maps.json run/traces.otf2 -o corrected/\n" },
+      "  tracesync apply maps.json run/traces.otf2 -o corrected/\n"
+      "  tracesync estimate run/traces.otf2 --domains clocks.txt   # a file such as:\n"
+      "      # NAME   LOCATION...\n"
+      "      host-a   0 1 rank:2\n"
+      "      host-b   \"Rank 3\" 536870912\n" },
     { "simulate", cmd_simulate,
       "simulate [--scenario NAME] [--seed N] [--ranks N] [--nodes N] [--events N | --duration T] "
       "[--offsets on|off] [--timer-resolution HZ] [--set KEY=VALUE]... -o OUTDIR",

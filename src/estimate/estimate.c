@@ -560,8 +560,15 @@ static int fill_grouping(struct run *r)
 {
     tsync_estimate *e = r->e;
     tsync_estimate_grouping *gr = &e->grouping;
-    int node = r->t->domain_rule == TSYNC_DOMAIN_NODE;
-    gr->rule = node ? "node" : "location";
+    const char *file = tsync_trace_domain_file(r->t);
+    char *how = file ? tsync__strfmt("the locations share clocks as the domain file %s says", file)
+                     : tsync__strfmt("%s", r->t->domain_rule == TSYNC_DOMAIN_NODE
+                                               ? "all locations of a node share one clock (the "
+                                                 "default)"
+                                               : "every location has its own clock");
+    if (!how)
+        return tsync__oom(r->ctx);
+    gr->rule = tsync_trace_domain_rule(r->t);
     gr->messages = r->intra.messages;
     gr->reversed = r->intra.reversed;
     gr->contradicting = r->intra.contradicting;
@@ -571,20 +578,16 @@ static int fill_grouping(struct run *r)
         e->reason = tsync__strfmt(
             "%s, but contradicted: %llu of %llu messages inside one domain arrive before they "
             "were sent, up to %.3g s (domain \"%s\"), far more than any latency; those "
-            "locations do not share a clock: make every location its own domain",
-            node ? "all locations of a node share one clock (the default)"
-                 : "every location has its own clock",
+            "locations do not share a clock: %s", how,
             (unsigned long long)gr->contradicting, (unsigned long long)gr->messages,
-            gr->max_reversal_s, e->names[gr->worst_domain]);
+            gr->max_reversal_s, e->names[gr->worst_domain],
+            file ? "correct the domain file" : "make every location its own domain");
     else if (gr->messages)
-        e->reason = tsync__strfmt(
-            "%s; the %llu messages inside domains agree with it",
-            node ? "all locations of a node share one clock (the default)"
-                 : "every location has its own clock",
-            (unsigned long long)gr->messages);
+        e->reason = tsync__strfmt("%s; the %llu messages inside domains agree with it", how,
+                                  (unsigned long long)gr->messages);
     else
-        e->reason = tsync__strfmt("%s", node ? "all locations of a node share one clock (the "
-                                               "default)" : "every location has its own clock");
+        e->reason = tsync__strfmt("%s", how);
+    free(how);
     if (!e->reason)
         return tsync__oom(r->ctx);
     gr->reason = e->reason;

@@ -3,9 +3,10 @@
  * The file has the header `send_location,send_time_ns,recv_location,recv_time_ns`
  * and one message per line: where it was sent and when (on the sender's clock, in
  * integer nanoseconds), where it was received and when (on the receiver's clock).
- * Location names are any text without commas. Every location is its own clock
- * domain and its own node. Each location's events are its sends and receives in
- * time order (equal times keep the file's order).
+ * Location names are any text without commas. Every location is its own node and,
+ * unless a domain file groups them, its own clock domain (named as the location;
+ * location ids are 0, 1, ... in order of first appearance). Each location's events
+ * are its sends and receives in time order (equal times keep the file's order).
  *
  * Written back, the file keeps its lines in their order with corrected times.
  */
@@ -231,13 +232,13 @@ static int build(struct csv_state *st, struct tsync_trace *t)
     return TSYNC_OK;
 }
 
-int tsync__csv_open(tsync_trace **out, const char *path, const tsync_open_opts *opts, tsync_ctx *ctx)
+int tsync__csv_open(tsync_trace **out, const char *path, const struct tsync__domain_file *df,
+                    tsync_ctx *ctx)
 {
     struct csv_state st;
     struct tsync_trace *t = NULL;
     FILE *f;
     int rc;
-    (void)opts; /* every CSV location is its own clock domain */
 
     memset(&st, 0, sizeof(st));
     st.path = path;
@@ -259,6 +260,8 @@ int tsync__csv_open(tsync_trace **out, const char *path, const tsync_open_opts *
             t->format = TSYNC_FORMAT_CSV;
             t->domain_rule = TSYNC_DOMAIN_LOCATION;
             rc = build(&st, t);
+            if (rc == TSYNC_OK && df)
+                rc = tsync__domain_file_apply(t, df, ctx);
         }
     }
     for (size_t i = 0; i < st.n_locs; i++) {

@@ -1,5 +1,6 @@
 /* formats.c - which reader and writer a trace needs, by its file name:
- * ".otf2" is an OTF2 anchor file, ".csv" a CSV of messages. */
+ * ".otf2" is an OTF2 anchor file, ".csv" a CSV of messages. Also the open options
+ * every reader shares: the rule for clock domains, and the domain file. */
 #include <string.h>
 
 #include "io/formats.h"
@@ -11,12 +12,52 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* The rule and the domain file of `opts` (NULL: the defaults), checked. */
+static int domain_opts(const tsync_open_opts *opts, enum tsync_domain_rule *rule,
+                       const char **file, tsync_ctx *ctx)
+{
+    *rule = TSYNC_DOMAIN_NODE;
+    *file = NULL;
+    if (!opts)
+        return TSYNC_OK;
+    /* Version 1 options end before domain_file. */
+    if (opts->version == 0 || opts->version > TSYNC_OPEN_OPTS_VERSION)
+        return tsync__fail(ctx, TSYNC_EINVAL, "open options: version %u, expected 1 to %u "
+                           "(initialize with TSYNC_OPEN_OPTS_INIT)", opts->version,
+                           TSYNC_OPEN_OPTS_VERSION);
+    *rule = opts->domains;
+    *file = opts->version >= 2 ? opts->domain_file : NULL;
+    if (*rule != TSYNC_DOMAIN_NODE && *rule != TSYNC_DOMAIN_LOCATION && *rule != TSYNC_DOMAIN_FILE)
+        return tsync__fail(ctx, TSYNC_EINVAL, "open options: unknown clock domain rule %d",
+                           (int)*rule);
+    if ((*rule == TSYNC_DOMAIN_FILE) != (*file != NULL))
+        return tsync__fail(ctx, TSYNC_EINVAL, "open options: %s", *file
+                           ? "a domain file is given, but the rule is not TSYNC_DOMAIN_FILE"
+                           : "TSYNC_DOMAIN_FILE without a domain file");
+    return TSYNC_OK;
+}
+
 int tsync_trace_open(tsync_trace **out, const char *path, const tsync_open_opts *opts, tsync_ctx *ctx)
 {
+    struct tsync__domain_file df, *dfp = NULL;
+    enum tsync_domain_rule rule;
+    const char *file;
+    int rc;
     tsync__clear(ctx);
+    if ((rc = domain_opts(opts, &rule, &file, ctx)))
+        return rc;
+    /* The domain file first: its mistakes show before a long read of the trace. */
+    if (file) {
+        if ((rc = tsync__domain_file_read(&df, file, ctx)))
+            return rc;
+        dfp = &df;
+    }
     if (ends_with(path, ".csv"))
-        return tsync__csv_open(out, path, opts, ctx);
-    return tsync__otf2_open(out, path, opts, ctx);
+        rc = tsync__csv_open(out, path, dfp, ctx);
+    else
+        rc = tsync__otf2_open(out, path, rule, dfp, ctx);
+    tsync__domain_file_free(dfp);
+    return rc;
 }
 
 int tsync_trace_write(const tsync_trace *t, const tsync_timeline *tl, const char *outdir, tsync_ctx *ctx)

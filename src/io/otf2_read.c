@@ -272,12 +272,10 @@ static int build_locations(struct read_state *st, enum tsync_domain_rule rule)
         }
         for (uint32_t i = 0; i < t->n_locations; i++)
             t->locations[i].domain = t->locations[i].node;
-    } else {
+    } else { /* by location; a domain file regroups them later */
         for (uint32_t i = 0; i < t->n_locations; i++) {
-            char buf[64];
-            snprintf(buf, sizeof(buf), "location %llu", (unsigned long long)t->locations[i].ref);
             t->domains[i].node = t->locations[i].node;
-            if (!(t->domains[i].name = strdup(buf)))
+            if (!(t->domains[i].name = tsync__own_domain_name(t, i)))
                 goto out;
             t->locations[i].domain = i;
         }
@@ -735,11 +733,11 @@ static void state_free(struct read_state *st)
     tsync__match_input_free(&st->match);
 }
 
-int tsync__otf2_open(tsync_trace **out, const char *path, const tsync_open_opts *opts, tsync_ctx *ctx)
+int tsync__otf2_open(tsync_trace **out, const char *path, enum tsync_domain_rule rule,
+                     const struct tsync__domain_file *df, tsync_ctx *ctx)
 {
     struct read_state st;
     OTF2_Reader *reader = NULL;
-    enum tsync_domain_rule rule = opts ? opts->domains : TSYNC_DOMAIN_NODE;
     int rc;
 
     memset(&st, 0, sizeof(st));
@@ -765,6 +763,8 @@ int tsync__otf2_open(tsync_trace **out, const char *path, const tsync_open_opts 
         rc = tsync__fail(ctx, TSYNC_EFORMAT, "%s: the trace defines no locations (empty trace)", path);
         goto out;
     }
+    if (df && (rc = tsync__domain_file_apply(st.t, df, ctx)))
+        goto out;
     if ((rc = read_events(&st, reader)))
         goto out;
     if (tsync_trace_event_count(st.t) == 0) {

@@ -6,6 +6,7 @@
 
 #include "trace/trace.h"
 #include "util/ctx.h"
+#include "util/str.h"
 
 struct tsync_trace *tsync__trace_alloc(const char *path)
 {
@@ -47,6 +48,7 @@ void tsync_trace_free(tsync_trace *t)
     free(t->collectives);
     free(t->members);
     free(t->offsets);
+    free(t->domain_file);
     free(t->path);
     free(t);
 }
@@ -98,7 +100,21 @@ uint64_t tsync_trace_unmatched_recvs(const tsync_trace *t) { return t->unmatched
 
 const char *tsync_trace_domain_rule(const tsync_trace *t)
 {
-    return t->domain_rule == TSYNC_DOMAIN_LOCATION ? "location" : "node";
+    switch (t->domain_rule) {
+    case TSYNC_DOMAIN_LOCATION: return "location";
+    case TSYNC_DOMAIN_FILE: return "file";
+    default: return "node";
+    }
+}
+
+const char *tsync_trace_domain_file(const tsync_trace *t) { return t->domain_file; }
+
+char *tsync__own_domain_name(const struct tsync_trace *t, tsync_loc loc)
+{
+    const struct tsync_location *l = &t->locations[loc];
+    if (t->format == TSYNC_FORMAT_CSV)
+        return strdup(l->name ? l->name : "");
+    return tsync__strfmt("location %llu", (unsigned long long)l->ref);
 }
 
 uint64_t tsync_trace_event_count(const tsync_trace *t)

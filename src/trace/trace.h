@@ -100,6 +100,7 @@ struct tsync_trace {
     uint64_t trace_length;
     uint64_t realtime;
     enum tsync_domain_rule domain_rule;
+    char *domain_file;          /* the domain file (TSYNC_DOMAIN_FILE), else NULL */
 
     uint32_t n_locations;
     struct tsync_location *locations;
@@ -131,6 +132,9 @@ struct tsync_timeline {
 
 /* Allocates an empty trace for a reader to fill; NULL when out of memory. */
 struct tsync_trace *tsync__trace_alloc(const char *path);
+/* The name of a location's own clock domain (TSYNC_DOMAIN_LOCATION): "location ID"
+ * in OTF2, the location's name in a CSV. Malloc'ed; NULL when out of memory. */
+char *tsync__own_domain_name(const struct tsync_trace *t, tsync_loc loc);
 /* Class of an OTF2_CollectiveOp (seed 002, section 4.1). */
 enum tsync_coll_class tsync__coll_class(uint32_t otf2_op);
 /* Seconds between two tick values, for people. */

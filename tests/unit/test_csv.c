@@ -8,22 +8,12 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tmpfile.h"
 #include "trace/trace.h"
-#include "util/fs.h"
-#include "util/str.h"
 
 static char *write_csv(const char *name, const char *text)
 {
-    const char *tmp = getenv("TSYNC_TEST_TMP");
-    char *dir = tsync__strfmt("%s/csv", tmp ? tmp : "/tmp");
-    char *path = tsync__strfmt("%s/%s", dir, name);
-    FILE *f;
-    assert_int_equal(tsync__mkdirs(dir, NULL), 0);
-    assert_non_null(f = fopen(path, "w"));
-    fputs(text, f);
-    fclose(f);
-    free(dir);
-    return path;
+    return tmp_write("csv", name, text);
 }
 
 /* Locations in order of appearance; each location's events sorted by time;

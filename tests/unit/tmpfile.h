@@ -1,0 +1,30 @@
+/* tmpfile.h - input files for unit tests: text written to
+ * $TSYNC_TEST_TMP/<dir>/<name> (or /tmp/<dir>/<name>), the directory made if missing.
+ * Include after cmocka.h. */
+#ifndef TSYNC_TEST_TMPFILE_H
+#define TSYNC_TEST_TMPFILE_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util/fs.h"
+#include "util/str.h"
+
+/* Writes `text` to the file and returns its path (malloc'ed; free it). */
+static char *tmp_write(const char *dir, const char *name, const char *text)
+{
+    const char *tmp = getenv("TSYNC_TEST_TMP");
+    char *d = tsync__strfmt("%s/%s", tmp ? tmp : "/tmp", dir);
+    char *path = tsync__strfmt("%s/%s", d, name);
+    FILE *f;
+    assert_non_null(d);
+    assert_non_null(path);
+    assert_int_equal(tsync__mkdirs(d, NULL), 0);
+    assert_non_null(f = fopen(path, "w"));
+    fputs(text, f);
+    fclose(f);
+    free(d);
+    return path;
+}
+
+#endif
