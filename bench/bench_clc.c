@@ -1,18 +1,44 @@
 /* bench_clc.c - speed and memory of the controlled logical clock on a simulated
- * trace, against the floor of reading and writing the same OTF2 archive.
+ * trace, and of the whole `tracesync clc` command, against the floor of reading
+ * and writing the same OTF2 archive.
  *
- * Usage: bench_clc [EVENTS] [DIR]   (default 10000000 events in ./bench-clc)
- * Prints one line per stage: stage=... events=... seconds=... events/s=... bytes/event=...
- * The whole command (`tracesync clc`) is timed by bench/run.sh on the same archive.
+ * Usage: bench_clc [EVENTS] [DIR] [TRACESYNC] [RUNS]
+ *   EVENTS     default 10000000, in the main phase of scenario "default"
+ *   DIR        default ./bench-clc (the simulated trace and the outputs)
+ *   TRACESYNC  the tracesync binary to time as a whole (default: ../tracesync next to
+ *              this program's directory); "-" skips the command
+ *   RUNS       default 3: the floor and the command are each run this many times,
+ *              every time printed, the median compared
+ * Prints one line per stage: stage=... fmt=otf2 events=... seconds=... events/s=...
+ * [bytes/event=...], and for the command ratio_to_read+write=..., the median of the
+ * command over the median of the floor.
+ *
+ * Stages:
+ *   read+match   tsync_trace_open (libotf2 read, our model, message matching)
+ *   clc          tsync_clc_run with its defaults and the scenario's latencies: the
+ *                ClockOffset pre-synchronization, forward and backward amortization,
+ *                the checks of every event and the Table 4 deviation (one pass,
+ *                "deviation" below gives the cost of that deviation on its own)
+ *   write(copy)  tsync_trace_write of the result: libotf2 reads the input and writes
+ *                the copy, record by record, with the new timestamps. The floor:
+ *                every tool that writes a corrected OTF2 archive does this much.
+ *   clc-command  `tracesync clc ANCHOR -o DIR/cmd -q --latency intra=..,inter=..`, the
+ *                whole process: read, three checks, pre-synchronization, clc,
+ *                deviation, write, report
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tracesync/clc.h"
+#include "tracesync/metrics.h"
 #include "tracesync/sim.h"
 #include "tracesync/trace.h"
+
+#define MAX_RUNS 15
 
 static double now(void)
 {
@@ -33,27 +59,92 @@ static void report(const char *stage, uint64_t events, double seconds, double by
            (unsigned long long)events, seconds, (double)events / seconds);
     if (bytes_per_event > 0)
         printf(" bytes/event=%.1f", bytes_per_event);
-    printf("\n");
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, int n)
+{
+    double s[MAX_RUNS];
+    memcpy(s, v, (size_t)n * sizeof(*v));
+    qsort(s, (size_t)n, sizeof(*s), cmp_double);
+    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* " runs=0.512,0.498,0.530" */
+static void print_runs(const double *v, int n)
+{
+    printf(" runs=");
+    for (int i = 0; i < n; i++)
+        printf("%s%.3f", i ? "," : "", v[i]);
+}
+
+/* The tracesync binary next to this program's directory (build/bench/bench_clc ->
+ * build/tracesync). */
+static void default_tracesync(const char *argv0, char *out, size_t size)
+{
+    const char *slash = strrchr(argv0, '/');
+    if (slash)
+        snprintf(out, size, "%.*s/../tracesync", (int)(slash - argv0), argv0);
+    else
+        snprintf(out, size, "../tracesync");
+}
+
+/* Runs the whole command once; returns its wall time, or a negative number. */
+static double run_command(const char *tracesync, const char *anchor, const char *outdir,
+                          const char *latency)
+{
+    double t0;
+    int status;
+    pid_t pid;
+    fflush(stdout);              /* or the child's freopen writes our buffer again */
+    t0 = now();
+    pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout))
+            _exit(127);
+        execl(tracesync, tracesync, "clc", anchor, "-o", outdir, "-q", "--latency", latency,
+              (char *)NULL);
+        _exit(127);
+    }
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return -1;
+    return now() - t0;
 }
 
 int main(int argc, char **argv)
 {
     uint64_t target = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
     const char *dir = argc > 2 ? argv[2] : "bench-clc";
-    char anchor[4096], outdir[4096], cmd[8300];
+    int runs = argc > 4 ? atoi(argv[4]) : 3;
+    char anchor[4096], outdir[4096], cmddir[4096], cmd[8300], tracesync[4096], latency[128];
+    double floor_s[MAX_RUNS], command_s[MAX_RUNS], t0, dev_s;
     tsync_sim_opts so = TSYNC_SIM_OPTS_INIT;
     tsync_clc_opts co = TSYNC_CLC_OPTS_INIT;
+    tsync_deviation pos, dist;
     tsync_sim_result sr;
     tsync_clc_result *cr = NULL;
     tsync_trace *trace;
-    tsync_timeline *tl;
+    tsync_timeline *tl, *ref;
     tsync_ctx *ctx;
     uint64_t events;
-    double t0;
 
+    if (runs < 1 || runs > MAX_RUNS)
+        runs = 3;
+    if (argc > 3)
+        snprintf(tracesync, sizeof(tracesync), "%s", argv[3]);
+    else
+        default_tracesync(argv[0], tracesync, sizeof(tracesync));
     snprintf(anchor, sizeof(anchor), "%s/sim/trace.otf2", dir);
     snprintf(outdir, sizeof(outdir), "%s/out", dir);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s/sim' '%s/out'", dir, dir);
+    snprintf(cmddir, sizeof(cmddir), "%s/cmd", dir);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s/sim' '%s/out' '%s/cmd'", dir, dir, dir);
     if (system(cmd) != 0 || tsync_ctx_new(&ctx))
         return 2;
     /* Scenario "default" (8 ranks on 4 nodes, every pattern and collective class),
@@ -70,6 +161,7 @@ int main(int argc, char **argv)
     events = tsync_trace_event_count(trace);
     report("read+match", events, now() - t0,
            (double)tsync_trace_memory(trace) / (double)events);
+    printf("\n");
     if (tsync_timeline_new(&tl, trace, ctx))
         die(ctx, "timeline");
 
@@ -81,18 +173,52 @@ int main(int argc, char **argv)
     report("clc", events, now() - t0,
            (double)(tsync_trace_memory(trace) + cr->memory) / (double)events +
                (double)sizeof(tsync_time));
-    printf("  passes=%u corrected=%llu moved=%llu working_memory_bytes/event=%.1f\n", cr->passes,
-           (unsigned long long)cr->corrected, (unsigned long long)cr->moved_events,
+    printf("\n  passes=%u corrected=%llu moved=%llu working_memory_bytes/event=%.1f\n",
+           cr->passes, (unsigned long long)cr->corrected, (unsigned long long)cr->moved_events,
            (double)cr->memory / (double)events);
 
+    /* The Table 4 deviation on its own, for its share of the stage (inside the stage
+     * it shares a pass over C and LC' with the checks of every event). */
+    if (tsync_timeline_new(&ref, trace, ctx) || tsync_clc_presync(NULL, NULL, trace, ref, ctx))
+        die(ctx, "reference timeline");
     t0 = now();
-    if (tsync_trace_write(trace, tl, outdir, ctx))
-        die(ctx, "write");
-    report("write(copy)", events, now() - t0, 0);
+    if (tsync_deviation_compute(&pos, &dist, trace, ref, tl, ctx))
+        die(ctx, "deviation");
+    dev_s = now() - t0;
+    printf("  deviation=%.3fs (alone, as a pass of its own)%s\n", dev_s,
+           pos.avg == cr->position.avg && dist.avg == cr->distance.avg ? "" :
+           " MISMATCH with the clc's own");
+    tsync_timeline_free(ref);
+
+    for (int i = 0; i < runs; i++) {
+        t0 = now();
+        if (tsync_trace_write(trace, tl, outdir, ctx))
+            die(ctx, "write");
+        floor_s[i] = now() - t0;
+    }
+    report("write(copy)", events, median(floor_s, runs), 0);
+    print_runs(floor_s, runs);
+    printf("\n");
 
     tsync_clc_result_free(cr);
     tsync_timeline_free(tl);
     tsync_trace_free(trace);
+
+    /* The whole command, in a process of its own, after the trace is freed here. */
+    if (strcmp(tracesync, "-") != 0 && access(tracesync, X_OK) == 0) {
+        snprintf(latency, sizeof(latency), "intra=%.17gs,inter=%.17gs", so.net.latency_intra_s,
+                 so.net.latency_inter_s);
+        for (int i = 0; i < runs; i++)
+            if ((command_s[i] = run_command(tracesync, anchor, cmddir, latency)) < 0) {
+                fprintf(stderr, "bench_clc: %s clc failed\n", tracesync);
+                return 2;
+            }
+        report("clc-command", events, median(command_s, runs), 0);
+        print_runs(command_s, runs);
+        printf(" ratio_to_read+write=%.2f\n", median(command_s, runs) / median(floor_s, runs));
+    } else {
+        printf("stage=clc-command      skipped: no executable %s\n", tracesync);
+    }
     tsync_ctx_free(ctx);
     return 0;
 }

@@ -71,10 +71,19 @@ static int interval(const struct clc *c, const int64_t *cur, uint64_t r, int64_t
     return *tl < rb;
 }
 
-/* First index in [0, r) whose time is after t (cur is sorted there). */
+/* First index in [0, r) whose time is after t (cur is sorted there). The answer
+ * is usually a few events before r (an interval is 1 / max_slope jumps long), so
+ * the search gallops back from r before it bisects: O(log distance), and its reads
+ * stay near r instead of jumping across the location. */
 static uint64_t first_after(const int64_t *cur, uint64_t r, int64_t t)
 {
-    uint64_t lo = 0, hi = r;
+    uint64_t lo = 0, hi = r, step = 1;
+    while (step < r && cur[r - step] > t) {   /* cur[r - step] > t: answer <= r - step */
+        hi = r - step;
+        step *= 2;
+    }
+    if (step < r)
+        lo = r - step + 1;                    /* cur[r - step] <= t */
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         if (cur[mid] > t)
@@ -151,22 +160,35 @@ static int limits(struct bwd *b)
     struct clc *c = b->c;
     const struct tsync_trace *t = c->t;
     uint8_t *todo = NULL;
+    uint32_t *ids = NULL;
+    size_t n_ids = 0, cap_ids = 0;
     int rc;
 
-    /* Room for every message, of which the untouched part costs no memory. */
     if ((rc = mark_ranges(b)))
         return rc;
-    if (tsync__clc_list_init(&b->cand, t, t->n_messages, 0) ||
+    for (size_t i = 0; i < t->n_messages; i++) {
+        const struct tsync_message *m = &t->messages[i];
+        if (in_ranges(b, m->send_loc, m->send_idx) &&
+            TSYNC_PUSH(ids, n_ids, cap_ids, (uint32_t)i)) {
+            rc = tsync__oom(c->ctx);
+            goto out;
+        }
+    }
+    if (tsync__clc_list_init(&b->cand, t, n_ids, 0) ||
         !(todo = calloc(t->n_collectives ? t->n_collectives : 1, 1))) {
         rc = tsync__oom(c->ctx);
         goto out;
     }
-    for (size_t i = 0; i < t->n_messages; i++) {
-        const struct tsync_message *m = &t->messages[i];
-        if (in_ranges(b, m->send_loc, m->send_idx))
-            tsync__clc_list_add(&b->cand, m->send_loc, m->send_idx, (uint32_t)i, 0);
+    for (size_t k = 0; k < n_ids; k++)
+        tsync__clc_list_mark(&b->cand, t->messages[ids[k]].send_loc, t->messages[ids[k]].send_idx);
+    if (tsync__clc_list_ready(&b->cand)) {
+        rc = tsync__oom(c->ctx);
+        goto out;
     }
-    if (tsync__clc_list_finish(&b->cand, t) ||
+    for (size_t k = 0; k < n_ids; k++)
+        tsync__clc_list_put(&b->cand, t->messages[ids[k]].send_loc, t->messages[ids[k]].send_idx,
+                            ids[k], 0);
+    if (tsync__clc_list_finish(&b->cand) ||
         !(b->cand_lim = malloc((b->cand.n ? b->cand.n : 1) * sizeof(*b->cand_lim)))) {
         rc = tsync__oom(c->ctx);
         goto out;
@@ -188,6 +210,7 @@ static int limits(struct bwd *b)
     c->memory += b->cand.n * (sizeof(uint64_t) + sizeof(uint32_t) + sizeof(*b->cand_lim)) +
                  b->n_ranges * sizeof(*b->ranges);
 out:
+    free(ids);
     free(todo);
     return rc;
 }

@@ -1,20 +1,25 @@
 /* clc.c - the controlled logical clock stage (seed 002): checks its input, builds
  * the per-location event lists, pre-synchronizes, runs forward passes under the
- * gamma controller, amortizes backward, verifies the guarantees of clc.h and puts
- * LC' into the caller's timeline.
+ * gamma controller, amortizes backward, verifies the guarantees of clc.h (and
+ * computes Table 4 in the same pass) and puts LC' into the caller's timeline.
  *
  * The input times C are only read (after pre-synchronization, which maps them in
  * place): LC' is computed into arrays of the stage, so that a second pass can start
- * again from C. On success LC' replaces the timeline's arrays.
+ * again from C. On success LC' replaces the timeline's arrays (tsync_clc_run), or
+ * becomes a new timeline and the input stays as it was (tsync__clc_run_new, for
+ * the clc command, whose other thread checks the input meanwhile).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clc/clc.h"
+#include "clc/clc_api.h"
+#include "metrics/deviation_acc.h"
 #include "util/ctx.h"
 
 #define DELTA_MAX ((int64_t)1 << 24)
+#define RANGE_BLOCK 4096 /* events mapped and range-checked at a time */
 
 /* Seed 002, section 4.1: who in a collective sends (begin) and who receives
  * (end), as tsync_check_run counts them: 1-to-N sends from the root only, N-to-1
@@ -88,12 +93,13 @@ static int build_index(struct clc *c)
                                  sizeof(*c->inst) + sizeof(*c->bound)) +
                  (size_t)t->n_nodes * (sizeof(uint64_t) + 3 * sizeof(int64_t));
 
+    /* First pass: validate and mark (index.c). */
     for (size_t i = 0; i < t->n_messages; i++) {
         const struct tsync_message *m = &t->messages[i];
         if (bad_event(t, m->send_loc, m->send_idx) || bad_event(t, m->recv_loc, m->recv_idx))
             return tsync__fail(c->ctx, TSYNC_EINVAL, "%s: clc: message %zu refers to an event "
                                "that does not exist", t->path, i);
-        tsync__clc_list_add(&c->recvs, m->recv_loc, m->recv_idx, m->send_loc, m->send_idx);
+        tsync__clc_list_mark(&c->recvs, m->recv_loc, m->recv_idx);
     }
     for (size_t q = 0; q < t->n_collectives; q++) {
         const struct tsync_collective *co = &t->collectives[q];
@@ -111,10 +117,26 @@ static int build_index(struct clc *c)
             c->inst[k] = (uint32_t)q;
             c->role[k] = role_of(co, m);
             if (c->role[k])
-                tsync__clc_list_add(&c->membs, m->loc, m->begin_idx, (uint32_t)k, 0);
+                tsync__clc_list_mark(&c->membs, m->loc, m->begin_idx);
         }
     }
-    if (tsync__clc_list_finish(&c->recvs, t) || tsync__clc_list_finish(&c->membs, t))
+    /* Second pass: each entry into its slot. */
+    if (tsync__clc_list_ready(&c->recvs) || tsync__clc_list_ready(&c->membs))
+        return tsync__oom(c->ctx);
+    for (size_t i = 0; i < t->n_messages; i++) {
+        const struct tsync_message *m = &t->messages[i];
+        tsync__clc_list_put(&c->recvs, m->recv_loc, m->recv_idx, m->send_loc, m->send_idx);
+    }
+    for (size_t q = 0; q < t->n_collectives; q++) {
+        const struct tsync_collective *co = &t->collectives[q];
+        for (uint32_t i = 0; i < co->n_members; i++) {
+            size_t k = co->first_member + i;
+            if (c->role[k])
+                tsync__clc_list_put(&c->membs, t->members[k].loc, t->members[k].begin_idx,
+                                    (uint32_t)k, 0);
+        }
+    }
+    if (tsync__clc_list_finish(&c->recvs) || tsync__clc_list_finish(&c->membs))
         return tsync__oom(c->ctx);
     /* The forward pass walks a location's collective calls one after the other. */
     for (tsync_loc l = 0; l < t->n_locations; l++) {
@@ -133,10 +155,11 @@ static int build_index(struct clc *c)
     return TSYNC_OK;
 }
 
-/* Room for LC', then C: the timeline's times, pre-synchronized in place where asked
+/* Room for LC', then C: the input times, pre-synchronized in place where asked
  * and possible (the caller's times are not needed afterwards, and a copy would cost
  * 8 more bytes per event). */
-static int inputs(struct clc *c, tsync_timeline *tl, const tsync_clc_opts *o, tsync_clc_result *r)
+static int inputs(struct clc *c, tsync_time *const *in, const tsync_clc_opts *o,
+                  tsync_clc_result *r)
 {
     const struct tsync_trace *t = c->t;
     tsync_time_map **maps = NULL;
@@ -147,23 +170,36 @@ static int inputs(struct clc *c, tsync_timeline *tl, const tsync_clc_opts *o, ts
         if (!(c->out[l] = malloc((n ? n : 1) * sizeof(tsync_time))))
             return tsync__oom(c->ctx);
         c->memory += n * sizeof(tsync_time);
-        c->in[l] = tl->time[l];
+        c->in[l] = in[l];
     }
     if (o->presync && (rc = tsync__clc_presync_maps(&maps, &r->presync_locations, t, c->ctx)))
         return rc;
     r->offset_records = maps ? t->n_offsets : 0;
     for (tsync_loc l = 0; l < t->n_locations; l++) {
         size_t n = (size_t)t->locations[l].n_events;
-        if (maps && maps[l])
-            tsync_time_map_eval_array(maps[l], tl->time[l], tl->time[l], n);
-        for (size_t j = 0; j < n; j++)
-            if (c->in[l][j] > CLC_TIME_MAX || c->in[l][j] < -CLC_TIME_MAX) {
-                rc = tsync__fail(c->ctx, TSYNC_EUNSUPPORTED, "%s: location %llu: event %zu: "
-                                 "time %lld is beyond the +-2^60 ticks the clc handles", t->path,
-                                 (unsigned long long)t->locations[l].ref, j,
-                                 (long long)c->in[l][j]);
-                goto out;
+        tsync_time *x = in[l];
+        /* A block at a time, so that the check reads what the map just wrote from
+         * the cache; branch-free minimum and maximum, the event only on failure. */
+        for (size_t b = 0; b < n; b += RANGE_BLOCK) {
+            size_t e = n - b < RANGE_BLOCK ? n : b + RANGE_BLOCK;
+            int64_t lo = 0, hi = 0;
+            if (maps && maps[l])
+                tsync_time_map_eval_array(maps[l], x + b, x + b, e - b);
+            for (size_t j = b; j < e; j++) {
+                lo = x[j] < lo ? x[j] : lo;
+                hi = x[j] > hi ? x[j] : hi;
             }
+            if (hi <= CLC_TIME_MAX && lo >= -CLC_TIME_MAX)
+                continue;
+            for (size_t j = b; j < e; j++)
+                if (x[j] > CLC_TIME_MAX || x[j] < -CLC_TIME_MAX) {
+                    rc = tsync__fail(c->ctx, TSYNC_EUNSUPPORTED, "%s: location %llu: event %zu: "
+                                     "time %lld is beyond the +-2^60 ticks the clc handles",
+                                     t->path, (unsigned long long)t->locations[l].ref, j,
+                                     (long long)x[j]);
+                    goto out;
+                }
+        }
     }
 out:
     tsync__clc_presync_free(maps, t->n_locations);
@@ -205,38 +241,60 @@ static int passes(struct clc *c, const tsync_clc_opts *o, tsync_clc_result *r)
     }
 }
 
-/* The guarantees of clc.h, checked on every event: no event earlier than its
- * input, no location's events reordered. A failure is a bug. */
+static int broken(const struct clc *c, tsync_loc l, uint64_t j)
+{
+    const struct tsync_trace *t = c->t;
+    const tsync_time *in = c->in[l], *out = c->out[l];
+    return tsync__fail(c->ctx, TSYNC_EINCONSISTENT, "%s: location %llu: event %llu: the clc moved "
+                       "it from %lld to %lld (after %lld): a bug", t->path,
+                       (unsigned long long)t->locations[l].ref, (unsigned long long)j,
+                       (long long)in[j], (long long)out[j], (long long)(j ? out[j - 1] : 0));
+}
+
+/* One pass over C and LC' while both are at hand: the guarantees of clc.h,
+ * checked on every event (no event earlier than its input, no location's events
+ * reordered; a failure is a bug), the events moved, and Table 4 (the deviation of
+ * event positions and distances, metrics/deviation_acc.h, in the order
+ * tsync_deviation_compute takes them). */
 static int verify(struct clc *c, tsync_clc_result *r)
 {
     const struct tsync_trace *t = c->t;
-    int64_t max_shift = 0;
+    struct tsync_dev_acc pos, dist;
+    int64_t max_shift = 0, delta = c->delta;
+    uint64_t moved = 0;
+
+    memset(&pos, 0, sizeof(pos));
+    memset(&dist, 0, sizeof(dist));
     for (tsync_loc l = 0; l < t->n_locations; l++) {
         const tsync_time *in = c->in[l], *out = c->out[l];
-        for (uint64_t j = 0; j < t->locations[l].n_events; j++) {
-            if (out[j] < in[j] || (j && out[j] < out[j - 1] + c->delta))
-                return tsync__fail(c->ctx, TSYNC_EINCONSISTENT, "%s: location %llu: event %llu: "
-                                   "the clc moved it from %lld to %lld (after %lld): a bug",
-                                   t->path, (unsigned long long)t->locations[l].ref,
-                                   (unsigned long long)j, (long long)in[j], (long long)out[j],
-                                   (long long)(j ? out[j - 1] : 0));
-            if (out[j] != in[j]) {
-                r->moved_events++;
-                if (out[j] - in[j] > max_shift)
-                    max_shift = out[j] - in[j];
+        uint64_t n = t->locations[l].n_events;
+        if (n == 0)
+            continue;
+        if (out[0] < in[0])
+            return broken(c, l, 0);
+        if (out[0] != in[0]) {
+            moved++;
+            if (out[0] - in[0] > max_shift)
+                max_shift = out[0] - in[0];
+        }
+        for (uint64_t j = 1; j < n; j++) {
+            int64_t cj = in[j], lj = out[j];
+            if (lj < cj || lj < out[j - 1] + delta)
+                return broken(c, l, j);
+            if (lj != cj) {
+                moved++;
+                if (lj - cj > max_shift)
+                    max_shift = lj - cj;
             }
+            tsync__dev_add(&pos, in[0], cj, out[0], lj);
+            tsync__dev_add(&dist, in[j - 1], cj, out[j - 1], lj);
         }
     }
+    r->moved_events = moved;
     r->max_shift_s = tsync__seconds(t, max_shift);
+    tsync__dev_finish(&r->position, &pos, t);
+    tsync__dev_finish(&r->distance, &dist, t);
     return TSYNC_OK;
-}
-
-/* Table 4 between C and LC', while both are at hand. */
-static int deviation(struct clc *c, tsync_clc_result *r)
-{
-    struct tsync_timeline in = { c->t->n_locations, (tsync_time **)c->in };
-    struct tsync_timeline out = { c->t->n_locations, c->out };
-    return tsync_deviation_compute(&r->position, &r->distance, c->t, &in, &out, c->ctx);
 }
 
 static void free_state(struct clc *c)
@@ -256,19 +314,11 @@ static void free_state(struct clc *c)
     free(c->jumps);
 }
 
-int tsync_clc_run(tsync_clc_result **out, const tsync_trace *t, tsync_timeline *tl,
-                  const tsync_clc_opts *opts, tsync_ctx *ctx)
+/* What both entry points check before anything else. */
+static int check_args(const tsync_trace *t, const tsync_timeline *tl, const tsync_clc_opts *opts,
+                      tsync_ctx *ctx)
 {
-    static const tsync_clc_opts defaults = TSYNC_CLC_OPTS_INIT;
-    struct clc c;
-    tsync_clc_result *r = NULL;
-    size_t nl;
     int rc;
-
-    if (!out || !t)
-        return tsync__fail(ctx, TSYNC_EINVAL, "clc: no trace");
-    if (!opts)
-        opts = &defaults;
     if ((rc = check_opts(opts, ctx)))
         return rc;
     if (!tl || tl->n_locations != t->n_locations)
@@ -276,60 +326,120 @@ int tsync_clc_run(tsync_clc_result **out, const tsync_trace *t, tsync_timeline *
                            "%u", t->path, tl ? tl->n_locations : 0, t->n_locations);
     if (t->timer_resolution == 0)
         return tsync__fail(ctx, TSYNC_EINVAL, "%s: clc: timer resolution is 0", t->path);
+    return TSYNC_OK;
+}
 
-    memset(&c, 0, sizeof(c));
-    c.t = t;
-    c.ctx = ctx;
-    c.delta = opts->delta_ticks;
-    c.max_slope = opts->max_slope;
-    nl = t->n_locations ? t->n_locations : 1;
-    c.out = calloc(nl, sizeof(*c.out));
-    c.in = calloc(nl, sizeof(*c.in));
+/* The stage on the input times `in` (pre-synchronized in place when opts ask for
+ * it), LC' left in c->out. *out gets the result. */
+static int run(struct clc *c, tsync_clc_result **out, const tsync_trace *t, tsync_time *const *in,
+               const tsync_clc_opts *opts, tsync_ctx *ctx)
+{
+    tsync_clc_result *r = NULL;
+    size_t nl = t->n_locations ? t->n_locations : 1;
+    int rc;
+
+    memset(c, 0, sizeof(*c));
+    c->t = t;
+    c->ctx = ctx;
+    c->delta = opts->delta_ticks;
+    c->max_slope = opts->max_slope;
+    c->out = calloc(nl, sizeof(*c->out));
+    c->in = calloc(nl, sizeof(*c->in));
     r = calloc(1, sizeof(*r));
-    if (!c.out || !c.in || !r) {
+    if (!c->out || !c->in || !r) {
         rc = tsync__oom(ctx);
         goto out;
     }
-    if ((rc = tsync__clc_lat_init(&c.lat, t, opts, ctx)) || (rc = build_index(&c)) ||
-        (rc = inputs(&c, tl, opts, r)) || (rc = passes(&c, opts, r)))
+    if ((rc = tsync__clc_lat_init(&c->lat, t, opts, ctx)) || (rc = build_index(c)) ||
+        (rc = inputs(c, in, opts, r)) || (rc = passes(c, opts, r)))
         goto out;
-    c.memory += c.cap_jumps * sizeof(*c.jumps);
-    if ((rc = tsync__clc_backward(&c)) || (rc = verify(&c, r)))
+    c->memory += c->cap_jumps * sizeof(*c->jumps);
+    if ((rc = tsync__clc_backward(c)) || (rc = verify(c, r)))
         goto out;
 
     r->presync = opts->presync != 0;
-    r->receives = c.receives;
-    r->corrected_p2p = c.corrected_p2p;
-    r->corrected_collective = c.corrected_coll;
-    r->corrected = c.corrected_p2p + c.corrected_coll;
-    r->max_jump_s = tsync__seconds(t, c.max_jump);
-    r->amortized_events = c.amortized;
-    r->limited_jumps = c.limited;
-    r->ignored = c.ignored;
+    r->receives = c->receives;
+    r->corrected_p2p = c->corrected_p2p;
+    r->corrected_collective = c->corrected_coll;
+    r->corrected = c->corrected_p2p + c->corrected_coll;
+    r->max_jump_s = tsync__seconds(t, c->max_jump);
+    r->amortized_events = c->amortized;
+    r->limited_jumps = c->limited;
+    r->ignored = c->ignored;
     r->latency_intra_s = opts->latency_intra_s;
     r->latency_inter_s = opts->latency_inter_s;
-    r->latency_intra_ticks = c.lat.intra;
-    r->latency_inter_ticks = c.lat.inter;
-    r->latency_pairs = (uint32_t)c.lat.n;
-    r->delta_ticks = c.delta;
-    r->max_slope = c.max_slope;
+    r->latency_intra_ticks = c->lat.intra;
+    r->latency_inter_ticks = c->lat.inter;
+    r->latency_pairs = (uint32_t)c->lat.n;
+    r->delta_ticks = c->delta;
+    r->max_slope = c->max_slope;
     r->timer_resolution = t->timer_resolution;
     r->events = tsync_trace_event_count(t);
-    r->memory = c.memory;
-    if ((rc = deviation(&c, r)))
-        goto out;
-
-    /* LC' becomes the timeline. */
-    for (tsync_loc l = 0; l < t->n_locations; l++) {
-        free(tl->time[l]);
-        tl->time[l] = c.out[l];
-        c.out[l] = NULL;
-    }
+    r->memory = c->memory;
     *out = r;
     r = NULL;
 out:
-    free_state(&c);
     tsync_clc_result_free(r);
+    return rc;
+}
+
+int tsync_clc_run(tsync_clc_result **out, const tsync_trace *t, tsync_timeline *tl,
+                  const tsync_clc_opts *opts, tsync_ctx *ctx)
+{
+    static const tsync_clc_opts defaults = TSYNC_CLC_OPTS_INIT;
+    struct clc c;
+    int rc;
+
+    if (!out || !t)
+        return tsync__fail(ctx, TSYNC_EINVAL, "clc: no trace");
+    if (!opts)
+        opts = &defaults;
+    if ((rc = check_args(t, tl, opts, ctx)))
+        return rc;
+    if ((rc = run(&c, out, t, tl->time, opts, ctx)) == TSYNC_OK) {
+        /* LC' becomes the timeline. */
+        for (tsync_loc l = 0; l < t->n_locations; l++) {
+            free(tl->time[l]);
+            tl->time[l] = c.out[l];
+            c.out[l] = NULL;
+        }
+    }
+    free_state(&c);
+    return rc;
+}
+
+int tsync__clc_run_new(tsync_clc_result **out, tsync_timeline **out_tl, const tsync_trace *t,
+                       const tsync_timeline *in, const tsync_clc_opts *opts, tsync_ctx *ctx)
+{
+    struct clc c;
+    tsync_clc_result *r = NULL;
+    tsync_timeline *tl = NULL;
+    int rc;
+
+    if (!out || !out_tl || !t || !opts)
+        return tsync__fail(ctx, TSYNC_EINVAL, "clc: no trace");
+    if ((rc = check_args(t, in, opts, ctx)))
+        return rc;
+    if (opts->presync)
+        return tsync__fail(ctx, TSYNC_EINVAL, "clc: pre-synchronization would change the input");
+    if (!(tl = calloc(1, sizeof(*tl))) ||
+        !(tl->time = calloc(t->n_locations ? t->n_locations : 1, sizeof(*tl->time)))) {
+        free(tl);
+        return tsync__oom(ctx);
+    }
+    tl->n_locations = t->n_locations;
+    /* With presync off, the input is only read. */
+    if ((rc = run(&c, &r, t, in->time, opts, ctx)) == TSYNC_OK) {
+        for (tsync_loc l = 0; l < t->n_locations; l++) {
+            tl->time[l] = c.out[l];
+            c.out[l] = NULL;
+        }
+        *out = r;
+        *out_tl = tl;
+        tl = NULL;
+    }
+    free_state(&c);
+    tsync_timeline_free(tl);
     return rc;
 }
 

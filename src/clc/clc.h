@@ -4,9 +4,11 @@
  * backward.c (Fig. 2) and clc.c (the stage).
  *
  * Memory per event of the trace: 8 bytes for LC' (the input C stays in the
- * caller's timeline until the end); per point-to-point message 12 bytes of receive
+ * caller's timeline until the end); per point-to-point message 20 bytes of receive
  * list (and 20 bytes for a send inside an amortization interval); per collective
- * member 12 bytes of list, 1 of role, 4 of instance and 8 of bound.
+ * member 12 bytes of list, 1 of role, 4 of instance and 8 of bound. While the
+ * lists are built, a bit per event and 4 bytes per 64 events (index.c), freed
+ * before LC' is allocated.
  */
 #ifndef TSYNC_CLC_CLC_H
 #define TSYNC_CLC_CLC_H
@@ -55,18 +57,34 @@ struct clc_list {
     uint64_t *idx;     /* event index on the location */
     uint32_t *id;      /* message or member */
     uint64_t *val;     /* a second payload, or NULL */
-    tsync_loc *loc;    /* while adding: the location of each entry */
     size_t n, cap;
+    /* While building (index.c). */
+    const struct tsync_trace *t;
+    uint32_t n_locations;
+    uint64_t **bits;   /* per location: a bit per event with an entry */
+    uint32_t **rank;   /* per location: entries before each 64-bit word of bits */
+    tsync_loc *loc;    /* the fallback (an event with two entries): each entry's location */
+    int dup, oom;
 };
+
+/* A list is built in two passes over the same entries: tsync__clc_list_mark for
+ * each, tsync__clc_list_ready, tsync__clc_list_put for each (in the same order),
+ * tsync__clc_list_finish. The result is sorted by (location, index), entries of
+ * one event in the order they were put. */
 
 /* Prepares a list of up to `cap` entries for trace t, with a second payload `val`
  * when with_val. Returns 0 or -1 (no memory). */
 int tsync__clc_list_init(struct clc_list *l, const struct tsync_trace *t, size_t cap, int with_val);
-/* Adds an entry; loc and idx must be valid (checked by the caller). */
-void tsync__clc_list_add(struct clc_list *l, tsync_loc loc, uint64_t idx, uint32_t id,
+/* First pass: an entry at event idx of location loc (both valid, checked by the
+ * caller). */
+void tsync__clc_list_mark(struct clc_list *l, tsync_loc loc, uint64_t idx);
+/* Between the passes: fills `first`. Returns 0 or -1 (no memory). */
+int tsync__clc_list_ready(struct clc_list *l);
+/* Second pass: the entry again, with its payloads. */
+void tsync__clc_list_put(struct clc_list *l, tsync_loc loc, uint64_t idx, uint32_t id,
                          uint64_t val);
-/* Sorts by (location, index) in O(n) and fills `first`. Returns 0 or -1 (no memory). */
-int tsync__clc_list_finish(struct clc_list *l, const struct tsync_trace *t);
+/* Completes the list. Returns 0 or -1 (no memory). */
+int tsync__clc_list_finish(struct clc_list *l);
 void tsync__clc_list_free(struct clc_list *l);
 /* First entry of location loc whose index is >= idx. */
 size_t tsync__clc_list_seek(const struct clc_list *l, tsync_loc loc, uint64_t idx);

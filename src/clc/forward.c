@@ -62,11 +62,13 @@ static inline int64_t step(int64_t p, int64_t pc, int64_t cj, int64_t delta, dou
 {
     int64_t v = p + delta, d = cj - pc;
     if (d > 0) {
+        /* x >= 0. Mostly below one tick: then dec is 0 and x is the new fraction
+         * (x - 0.0 == x), which keeps two conversions off the chain of fractions. */
         double x = (double)d * omg + *frac;
-        int64_t dec = (int64_t)x, w = p + d - dec;
+        int64_t dec = x < 1.0 ? 0 : (int64_t)x, w = p + d - dec;
         if (w >= v) {
             v = w;
-            *frac = x - (double)dec;
+            *frac = dec ? x - (double)dec : x;
         }
     }
     if (cj >= v) {
@@ -264,6 +266,7 @@ static int run(struct fwd *f, tsync_loc l)
     tsync_time *out = c->out[l];
     uint64_t n = c->t->locations[l].n_events;
     size_t rend = c->recvs.first[l + 1];
+    int64_t delta = f->delta;
 
     for (;;) {
         uint64_t j = f->pos[l], nr = L->rcur < rend ? c->recvs.idx[L->rcur] : UINT64_MAX;
@@ -279,7 +282,13 @@ static int run(struct fwd *f, tsync_loc l)
         }
         for (; j < stop; j++) {               /* Eq. 4b */
             int64_t cj = in[j];
-            out[j] = p = step(p, pc, cj, f->delta, f->omg, &frac);
+            if (p == pc && cj - pc >= delta) {
+                /* On C: step() gives cj (its other terms are at most cj). */
+                out[j] = p = pc = cj;
+                frac = 0;
+                continue;
+            }
+            out[j] = p = step(p, pc, cj, delta, f->omg, &frac);
             pc = cj;
         }
         L->frac = frac;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "clc/clc.h"
+#include "clc/clc_api.h"
 #include "timemap/map.h"
 #include "util/ctx.h"
 #include "util/str.h"
@@ -146,4 +147,49 @@ int tsync_clc_presync(uint32_t *out_locations, uint64_t *out_records, const tsyn
     if (out_records)
         *out_records = mapped ? t->n_offsets : 0;
     return TSYNC_OK;
+}
+
+int tsync__clc_presync_new(tsync_timeline **out, uint32_t *out_locations, uint64_t *out_records,
+                           const tsync_trace *t, const tsync_timeline *src, tsync_ctx *ctx)
+{
+    tsync_time_map **maps;
+    tsync_timeline *tl = NULL;
+    uint32_t mapped;
+    int rc;
+
+    *out = NULL;
+    *out_locations = 0;
+    *out_records = 0;
+    if (!t || !src || src->n_locations != t->n_locations)
+        return tsync__fail(ctx, TSYNC_EINVAL, "clc: pre-synchronization: the timeline does not "
+                           "belong to the trace");
+    if ((rc = tsync__clc_presync_maps(&maps, &mapped, t, ctx)) || !maps)
+        return rc;
+    if (!(tl = calloc(1, sizeof(*tl))) ||
+        !(tl->time = calloc(t->n_locations ? t->n_locations : 1, sizeof(*tl->time)))) {
+        free(tl);
+        tl = NULL;
+        rc = tsync__oom(ctx);
+        goto out;
+    }
+    tl->n_locations = t->n_locations;
+    for (tsync_loc l = 0; l < t->n_locations; l++) {
+        size_t n = (size_t)t->locations[l].n_events;
+        if (!(tl->time[l] = malloc((n ? n : 1) * sizeof(tsync_time)))) {
+            rc = tsync__oom(ctx);
+            goto out;
+        }
+        if (maps[l])
+            tsync_time_map_eval_array(maps[l], src->time[l], tl->time[l], n);
+        else if (n)
+            memcpy(tl->time[l], src->time[l], n * sizeof(tsync_time));
+    }
+    *out = tl;
+    *out_locations = mapped;
+    *out_records = t->n_offsets;
+    tl = NULL;
+out:
+    tsync_timeline_free(tl);
+    tsync__clc_presync_free(maps, t->n_locations);
+    return rc;
 }

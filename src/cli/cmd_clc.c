@@ -4,11 +4,13 @@
  * explicitly corrected, jumps) and how much local intervals changed (Table 4). */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check/check_json.h"
+#include "clc/clc_api.h"
 #include "clc/clc_report.h"
 #include "util/units.h"
 #include "cli/cli.h"
@@ -17,6 +19,7 @@
 #include "tracesync/clc.h"
 #include "tracesync/metrics.h"
 #include "tracesync/trace.h"
+#include "trace/trace.h"
 
 /* Everything the report shows. */
 struct clc_report {
@@ -148,6 +151,86 @@ static int report_writable(const char *path)
     return f != NULL;
 }
 
+/* A clock condition check on a second thread: the three checks of the report
+ * read the trace and a timeline that nothing changes meanwhile, so each runs
+ * beside the work that follows it (pre-synchronization, the clc, the write) on a
+ * second core. Its context is its own (a context is not shared between threads):
+ * check does not warn, its progress is not shown, only an error is passed on. */
+struct check_job {
+    const tsync_trace *t;
+    const tsync_timeline *tl;
+    const tsync_check_opts *opts;
+    tsync_check_report *report;
+    tsync_ctx *ctx;
+    int rc, threaded;
+    pthread_t thread;
+};
+
+static void *check_main(void *arg)
+{
+    struct check_job *j = arg;
+    j->rc = tsync_check_run(&j->report, j->t, j->tl, j->opts, j->ctx);
+    return NULL;
+}
+
+/* Starts the check of tl (on this thread when no other can be had). */
+static void check_start(struct check_job *j, const tsync_trace *t, const tsync_timeline *tl,
+                        const tsync_check_opts *opts)
+{
+    memset(j, 0, sizeof(*j));
+    j->t = t;
+    j->tl = tl;
+    j->opts = opts;
+    if (tsync_ctx_new(&j->ctx)) {
+        j->rc = TSYNC_ENOMEM;
+        return;
+    }
+    j->threaded = pthread_create(&j->thread, NULL, check_main, j) == 0;
+    if (!j->threaded)
+        check_main(j);
+}
+
+/* Waits for the check; returns its report (NULL on failure, with the error
+ * printed once as the command's). */
+static tsync_check_report *check_wait(struct check_job *j, int *failed)
+{
+    if (j->threaded)
+        pthread_join(j->thread, NULL);
+    if (j->rc && !*failed) {
+        *failed = 1;
+        if (j->ctx)
+            cli_fail(j->ctx, "clc");
+        else
+            fprintf(stderr, "tracesync clc: out of memory\n");
+    }
+    tsync_ctx_free(j->ctx);
+    j->ctx = NULL;
+    return j->rc ? NULL : j->report;
+}
+
+/* The times as recorded, as a timeline that borrows the trace's arrays. */
+static tsync_timeline *raw_view(const tsync_trace *t)
+{
+    tsync_timeline *v = calloc(1, sizeof(*v));
+    if (v && !(v->time = calloc(t->n_locations ? t->n_locations : 1, sizeof(*v->time)))) {
+        free(v);
+        return NULL;
+    }
+    if (v) {
+        v->n_locations = t->n_locations;
+        for (tsync_loc l = 0; l < t->n_locations; l++)
+            v->time[l] = t->locations[l].time;
+    }
+    return v;
+}
+
+static void raw_view_free(tsync_timeline *v)
+{
+    if (v)
+        free(v->time);
+    free(v);
+}
+
 /* Runs everything but the argument parsing; returns the exit code. */
 static int run(const char *input, const char *outdir, const char *report_path, int json,
                const char *latency, tsync_clc_opts *o, int quiet)
@@ -155,14 +238,16 @@ static int run(const char *input, const char *outdir, const char *report_path, i
     tsync_check_opts co = TSYNC_CHECK_OPTS_INIT;
     tsync_ctx *ctx = cli_context(quiet);
     tsync_trace *trace = NULL;
-    tsync_timeline *tl = NULL;
+    tsync_timeline *raw = NULL, *pre = NULL, *tl = NULL;
+    const tsync_timeline *in;
+    struct check_job job;
     struct clc_report r;
+    tsync_check_report *first;
     uint64_t records = 0;
     uint32_t mapped = 0;
-    int presync;
+    int presync, failed = 0, rc = EXIT_USAGE, step;
     const char *base;
     char *text = NULL;
-    int rc = EXIT_USAGE;
 
     memset(&r, 0, sizeof(r));
     r.input = input;
@@ -180,26 +265,46 @@ static int run(const char *input, const char *outdir, const char *report_path, i
         goto oom;
     sprintf(r.output, "%s/%s", outdir, base);
 
-    /* One timeline: the clock condition as recorded, then pre-synchronized here
-     * (the clc's input, its Table 4 reference) and checked again, then the clc. */
-    if (tsync_trace_open(&trace, input, NULL, ctx) || tsync_timeline_new(&tl, trace, ctx) ||
-        tsync_check_run(&r.before, trace, tl, &co, ctx) ||
-        (o->presync && tsync_clc_presync(&mapped, &records, trace, tl, ctx)))
+    /* The clock condition as recorded (on the trace's own times), then
+     * pre-synchronized (the clc's input and its Table 4 reference) and after the
+     * clc. Each check runs on a second thread beside the step that follows it; a
+     * failure is reported in the order of the steps, as if they ran one by one. */
+    if (tsync_trace_open(&trace, input, NULL, ctx))
         goto fail;
-    if (mapped) {
-        r.recorded = r.before;
-        r.before = NULL;
-        if (tsync_check_run(&r.before, trace, tl, &co, ctx))
-            goto fail;
-    }
+    if (!(raw = raw_view(trace)))
+        goto oom;
+    check_start(&job, trace, raw, &co);
     presync = o->presync;
+    step = presync ? tsync__clc_presync_new(&pre, &mapped, &records, trace, raw, ctx) : TSYNC_OK;
+    first = check_wait(&job, &failed);
+    if (mapped)
+        r.recorded = first;
+    else
+        r.before = first;
+    if (failed)
+        goto out;
+    if (step)
+        goto fail;
+    in = pre ? pre : raw;
+    if (mapped)
+        check_start(&job, trace, in, &co);
     o->presync = 0;
-    if (tsync_clc_run(&r.clc, trace, tl, o, ctx) || tsync_check_run(&r.after, trace, tl, &co, ctx))
+    step = tsync__clc_run_new(&r.clc, &tl, trace, in, o, ctx);
+    o->presync = presync;
+    if (mapped && !(r.before = check_wait(&job, &failed)))
+        goto out;
+    tsync_timeline_free(pre);
+    pre = NULL;
+    if (step)
         goto fail;
     r.clc->presync = presync;
     r.clc->presync_locations = mapped;
     r.clc->offset_records = records;
-    if (tsync_trace_write(trace, tl, outdir, ctx))
+    check_start(&job, trace, tl, &co);
+    step = tsync_trace_write(trace, tl, outdir, ctx);
+    if (!(r.after = check_wait(&job, &failed)))
+        goto out;
+    if (step)
         goto fail;
 
     if (json || report_path) {
@@ -227,7 +332,9 @@ fail:
 out:
     free(text);
     report_free(&r);
+    tsync_timeline_free(pre);
     tsync_timeline_free(tl);
+    raw_view_free(raw);
     tsync_trace_free(trace);
     tsync_ctx_free(ctx);
     return rc;

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "metrics/deviation_acc.h"
 #include "tracesync/metrics.h"
 #include "trace/trace.h"
 #include "util/ctx.h"
@@ -22,48 +23,8 @@ const double tsync_deviation_threshold[TSYNC_DEVIATION_THRESHOLDS] = {
     0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0
 };
 
-/* Sums for one kind of interval. */
-struct acc {
-    uint64_t n;
-    double sum_t, sum_dt, max, max_dt;
-    uint64_t above[TSYNC_DEVIATION_THRESHOLDS];
-    double above_t[TSYNC_DEVIATION_THRESHOLDS];
-};
-
-/* The interval from event i to event j: reference and modified length, exact in
- * 64 bits unless times lie far beyond any real trace (then in double). */
-static void add(struct acc *a, const tsync_time *ref, const tsync_time *mod, uint64_t i,
-                uint64_t j)
-{
-    int64_t t, t2, d;
-    double len, dt, dev;
-    if (__builtin_sub_overflow(ref[j], ref[i], &t) || __builtin_sub_overflow(mod[j], mod[i], &t2) ||
-        __builtin_sub_overflow(t2, t, &d)) {
-        len = fabs((double)ref[j] - (double)ref[i]);
-        dt = fabs(((double)mod[j] - (double)mod[i]) - ((double)ref[j] - (double)ref[i]));
-    } else {
-        len = fabs((double)t);
-        dt = fabs((double)d);
-    }
-    a->n++;
-    a->sum_t += len;
-    a->sum_dt += dt;
-    if (dt > a->max_dt)
-        a->max_dt = dt;
-    if (dt == 0)
-        return;                       /* above no threshold, not even 0 */
-    dev = len > 0 ? dt / len : INFINITY;
-    if (dev > a->max)
-        a->max = dev;
-    for (int k = 0; k < TSYNC_DEVIATION_THRESHOLDS; k++) {
-        if (!(dev > tsync_deviation_threshold[k]))
-            break;                    /* thresholds increase */
-        a->above[k]++;
-        a->above_t[k] += len;
-    }
-}
-
-static void finish(tsync_deviation *d, const struct acc *a, const struct tsync_trace *t)
+void tsync__dev_finish(tsync_deviation *d, const struct tsync_dev_acc *a,
+                       const struct tsync_trace *t)
 {
     memset(d, 0, sizeof(*d));
     d->intervals = a->n;
@@ -80,7 +41,7 @@ int tsync_deviation_compute(tsync_deviation *position, tsync_deviation *distance
                             const tsync_trace *t, const tsync_timeline *ref,
                             const tsync_timeline *mod, tsync_ctx *ctx)
 {
-    struct acc pos, dist;
+    struct tsync_dev_acc pos, dist;
     if (!t || !ref || !mod || ref->n_locations != t->n_locations ||
         mod->n_locations != t->n_locations)
         return tsync__fail(ctx, TSYNC_EINVAL, "deviation: the timelines do not belong to the "
@@ -92,13 +53,13 @@ int tsync_deviation_compute(tsync_deviation *position, tsync_deviation *distance
     for (tsync_loc l = 0; l < t->n_locations; l++) {
         const tsync_time *a = ref->time[l], *b = mod->time[l];
         for (uint64_t j = 1; j < t->locations[l].n_events; j++) {
-            add(&pos, a, b, 0, j);
-            add(&dist, a, b, j - 1, j);
+            tsync__dev_add(&pos, a[0], a[j], b[0], b[j]);
+            tsync__dev_add(&dist, a[j - 1], a[j], b[j - 1], b[j]);
         }
     }
     if (position)
-        finish(position, &pos, t);
+        tsync__dev_finish(position, &pos, t);
     if (distance)
-        finish(distance, &dist, t);
+        tsync__dev_finish(distance, &dist, t);
     return TSYNC_OK;
 }

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "clc/clc_api.h"
 #include "tracegen.h"
 #include "tracesync/check.h"
 #include "tracesync/clc.h"
@@ -639,6 +640,115 @@ static void test_cycle(void **state)
     tsync_trace_free(t);
 }
 
+/* One receive event that two messages end at (a mis-matched trace): the lists of
+ * the stage fall back from their bitmap ranks to a sort; the receive waits for
+ * both sends, in either order of the messages. L2's receive at 10 gets max(100,
+ * 50) + 10 = 110, a jump of 100 (over its own 10); gamma 1 keeps the distances
+ * after it. The jump's interval starts at L2's first event, before which nothing
+ * lies: nothing moves backward. */
+static void test_receive_twice(void **state)
+{
+    tsync_clc_opts o = exact_opts();
+    (void)state;
+    for (int order = 0; order < 2; order++) {
+        tsync_trace *t = tg_parse("L0@a: 0 100:s:a 200; L1@b: 0 50:s:b 300;"
+                                  "L2@c: 0 10:r:a 20:r:b 400");
+        tsync_clc_result *r;
+        tsync_timeline *tl;
+        assert_int_equal(t->n_messages, 2);
+        t->messages[1].recv_idx = t->messages[0].recv_idx;    /* b ends where a does */
+        if (order) {
+            struct tsync_message m = t->messages[0];
+            t->messages[0] = t->messages[1];
+            t->messages[1] = m;
+        }
+        tl = run_clc(t, &o, &r);
+        EXPECT(t, tl, 2, 0, 110, 120, 500);
+        EXPECT(t, tl, 0, 0, 100, 200);
+        EXPECT(t, tl, 1, 0, 50, 300);
+        assert_int_equal(r->receives, 1);
+        assert_int_equal(r->corrected_p2p, 1);
+        assert_int_equal(violations(t, tl, &o), 0);
+        tsync_clc_result_free(r);
+        tsync_timeline_free(tl);
+        tsync_trace_free(t);
+    }
+}
+
+/* Asserts that two results of the stage agree in everything but the memory held
+ * (byte for byte: both come from calloc, padding included, and memcpy keeps it). */
+static void same_result(const tsync_clc_result *a, const tsync_clc_result *b)
+{
+    tsync_clc_result x, y;
+    memcpy(&x, a, sizeof(x));
+    memcpy(&y, b, sizeof(y));
+    x.memory = y.memory = 0;
+    assert_memory_equal(&x, &y, sizeof(x));
+}
+
+/* The entry points of the clc command (clc_api.h), which keep their input: the
+ * same result as tsync_clc_run on a copy, and the input untouched. */
+static void test_keep_input(void **state)
+{
+    static const char *spec = "L0@a: -100 0 500:s:m 1000 2000; L1@b: 10 100:r:m 300 400;"
+                              "L2@a: 5 6; off 0 1000 200; off 0 0 100; off 1 50 -30";
+    tsync_trace *t = tg_parse(spec);
+    tsync_timeline *raw = NULL, *pre = NULL, *out = NULL, *tl;
+    tsync_clc_opts o = TSYNC_CLC_OPTS_INIT;
+    tsync_clc_result *r1, *r2 = NULL;
+    uint32_t mapped = 0;
+    uint64_t records = 0;
+    tsync_ctx *ctx = NULL;
+    (void)state;
+
+    assert_int_equal(tsync_ctx_new(&ctx), 0);
+    tl = run_clc(t, &o, &r1);                         /* presync inside */
+    assert_int_equal(tsync_timeline_new(&raw, t, ctx), 0);
+    assert_int_equal(tsync__clc_presync_new(&pre, &mapped, &records, t, raw, ctx), 0);
+    assert_non_null(pre);
+    assert_int_equal(mapped, 2);
+    assert_int_equal(records, 3);
+    EXPECT(t, raw, 0, -100, 0, 500, 1000, 2000);    /* the source stays */
+    EXPECT(t, pre, 0, -10, 100, 650, 1200, 2300);
+    EXPECT(t, pre, 1, -20, 70, 270, 370);
+    EXPECT(t, pre, 2, 5, 6);
+
+    /* Pre-synchronization would change the input: refused. */
+    assert_int_equal(tsync__clc_run_new(&r2, &out, t, pre, &o, ctx), TSYNC_EINVAL);
+    assert_null(r2);
+    assert_null(out);
+    o.presync = 0;
+    if (tsync__clc_run_new(&r2, &out, t, pre, &o, ctx))
+        fail_msg("tsync__clc_run_new: %s", tsync_ctx_error(ctx));
+    EXPECT(t, pre, 0, -10, 100, 650, 1200, 2300);   /* the input stays */
+    for (tsync_loc l = 0; l < t->n_locations; l++)
+        assert_memory_equal(tsync_timeline_times(out, l), tsync_timeline_times(tl, l),
+                            t->locations[l].n_events * sizeof(tsync_time));
+    r2->presync = r1->presync;                        /* the command sets these three */
+    r2->presync_locations = mapped;
+    r2->offset_records = records;
+    same_result(r1, r2);
+    tsync_clc_result_free(r2);
+    tsync_timeline_free(out);
+
+    /* No ClockOffset records: no new timeline. */
+    tsync_trace_free(t);
+    t = tg_parse("L0@a: 1 2");
+    tsync_timeline_free(pre);
+    tsync_timeline_free(raw);
+    assert_int_equal(tsync_timeline_new(&raw, t, ctx), 0);
+    assert_int_equal(tsync__clc_presync_new(&pre, &mapped, &records, t, raw, ctx), 0);
+    assert_null(pre);
+    assert_int_equal(mapped, 0);
+    assert_int_equal(records, 0);
+
+    tsync_clc_result_free(r1);
+    tsync_timeline_free(tl);
+    tsync_timeline_free(raw);
+    tsync_ctx_free(ctx);
+    tsync_trace_free(t);
+}
+
 /* ---- reports ----------------------------------------------------------------------------- */
 
 static void test_report(void **state)
@@ -878,6 +988,24 @@ static void test_random_properties(void **state)
         assert_int_equal(tsync_timeline_new(&tl, t, NULL), 0);
         clc_on(t, tl, &o, &r);
         assert_int_equal(r->ignored, 0);
+
+        /* The command's entry point, which keeps its input, agrees. */
+        {
+            tsync_timeline *kept = NULL;
+            tsync_clc_opts ko = o;
+            ko.presync = 0;
+            assert_int_equal(tsync__clc_run_new(&r2, &kept, t, in, &ko, NULL), 0);
+            for (tsync_loc l = 0; l < t->n_locations; l++) {
+                assert_memory_equal(tsync_timeline_times(kept, l), tsync_timeline_times(tl, l),
+                                    t->locations[l].n_events * sizeof(tsync_time));
+                assert_memory_equal(tsync_timeline_times(in, l), t->locations[l].time,
+                                    t->locations[l].n_events * sizeof(tsync_time));
+            }
+            r2->presync = r->presync;
+            same_result(r, r2);
+            tsync_clc_result_free(r2);
+            tsync_timeline_free(kept);
+        }
         corrected += r->corrected;
         collective += r->corrected_collective;
         limited += r->limited_jumps;
@@ -976,6 +1104,8 @@ int main(void)
         cmocka_unit_test(test_latency_file),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_cycle),
+        cmocka_unit_test(test_receive_twice),
+        cmocka_unit_test(test_keep_input),
         cmocka_unit_test(test_report),
         cmocka_unit_test(test_random_properties),
     };
