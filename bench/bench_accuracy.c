@@ -46,6 +46,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "trace/trace.h"
 #include "tracesync/check.h"
 #include "tracesync/estimate.h"
@@ -53,13 +54,6 @@
 #include "tracesync/sync.h"
 #include "tracesync/timemap.h"
 #include "tracesync/trace.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static _Noreturn void die(tsync_ctx *ctx, const char *scenario, const char *what)
 {
@@ -395,13 +389,13 @@ static void run_scenario(const char *dir, const char *name, tsync_ctx *ctx, stru
     snprintf(simdir, sizeof(simdir), "%s/%s", dir, name);
     snprintf(anchor, sizeof(anchor), "%s/trace.otf2", simdir);
     snprintf(truth_path, sizeof(truth_path), "%s/truth.otf2", simdir);
-    t0 = now();
+    t0 = bench_now();
     if (tsync_sim_run(&sr, &so, simdir, ctx))
         die(ctx, name, "simulate");
     printf("scenario=%s stage=simulate events=%llu messages=%llu latency_intra_ns=%.0f "
            "latency_inter_ns=%.0f seconds=%.3f\n", name, (unsigned long long)sr.events,
            (unsigned long long)sr.messages, so.net.latency_intra_s * 1e9,
-           so.net.latency_inter_s * 1e9, now() - t0);
+           so.net.latency_inter_s * 1e9, bench_now() - t0);
     fflush(stdout);
     if (tsync_trace_open(&trace, anchor, NULL, ctx))
         die(ctx, name, "read trace");
@@ -443,10 +437,10 @@ static void run_scenario(const char *dir, const char *name, tsync_ctx *ctx, stru
         eo.latency_intra_s = co.latency_intra_s = so.net.latency_intra_s;
         eo.latency_inter_s = co.latency_inter_s = so.net.latency_inter_s;
         warnings = 0;
-        t0 = now();
+        t0 = bench_now();
         if (tsync_estimate_run(&e, trace, &eo, ctx))
             die(ctx, name, "estimate");
-        t_est = now() - t0;
+        t_est = bench_now() - t0;
 
         /* Component 0 and its reference. */
         ref_domain = tsync_estimate_component_reference(e, 0);
@@ -491,10 +485,10 @@ static void run_scenario(const char *dir, const char *name, tsync_ctx *ctx, stru
         yo.estimate = eo;
         yo.check = co;
         snprintf(outdir, sizeof(outdir), "%s/sync-%s", simdir, cf->name);
-        t0 = now();
+        t0 = bench_now();
         if (tsync_sync_run(&res, anchor, outdir, &yo, ctx))
             die(ctx, name, "sync");
-        t_sync = now() - t0;
+        t_sync = bench_now() - t0;
         violations = res->after->violations;
         if (res->after_maps && res->after_maps->violations != after_maps)
             fprintf(stderr, "bench_accuracy: %s %s: sync saw %llu violations after the maps, "

@@ -33,25 +33,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "tracesync/clc.h"
 #include "tracesync/metrics.h"
 #include "tracesync/sim.h"
 #include "tracesync/trace.h"
 
 #define MAX_RUNS 15
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void die(tsync_ctx *ctx, const char *what)
-{
-    fprintf(stderr, "bench_clc: %s: %s\n", what, tsync_ctx_error(ctx));
-    exit(2);
-}
 
 static void report(const char *stage, uint64_t events, double seconds, double bytes_per_event)
 {
@@ -102,7 +90,7 @@ static double run_command(const char *tracesync, const char *anchor, const char 
     int status;
     pid_t pid;
     fflush(stdout);              /* or the child's freopen writes our buffer again */
-    t0 = now();
+    t0 = bench_now();
     pid = fork();
     if (pid < 0)
         return -1;
@@ -115,7 +103,7 @@ static double run_command(const char *tracesync, const char *anchor, const char 
     }
     if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
         return -1;
-    return now() - t0;
+    return bench_now() - t0;
 }
 
 int main(int argc, char **argv)
@@ -153,24 +141,24 @@ int main(int argc, char **argv)
     so.app.duration_s = 0;
     snprintf(cmd, sizeof(cmd), "%s/sim", dir);
     if (tsync_sim_validate(&so, ctx) || tsync_sim_run(&sr, &so, cmd, ctx))
-        die(ctx, "simulate");
+        bench_fail("bench_clc", ctx, "simulate");
 
-    t0 = now();
+    t0 = bench_now();
     if (tsync_trace_open(&trace, anchor, NULL, ctx))
-        die(ctx, "read");
+        bench_fail("bench_clc", ctx, "read");
     events = tsync_trace_event_count(trace);
-    report("read+match", events, now() - t0,
+    report("read+match", events, bench_now() - t0,
            (double)tsync_trace_memory(trace) / (double)events);
     printf("\n");
     if (tsync_timeline_new(&tl, trace, ctx))
-        die(ctx, "timeline");
+        bench_fail("bench_clc", ctx, "timeline");
 
     co.latency_intra_s = so.net.latency_intra_s;
     co.latency_inter_s = so.net.latency_inter_s;
-    t0 = now();
+    t0 = bench_now();
     if (tsync_clc_run(&cr, trace, tl, &co, ctx))
-        die(ctx, "clc");
-    report("clc", events, now() - t0,
+        bench_fail("bench_clc", ctx, "clc");
+    report("clc", events, bench_now() - t0,
            (double)(tsync_trace_memory(trace) + cr->memory) / (double)events +
                (double)sizeof(tsync_time));
     printf("\n  passes=%u corrected=%llu moved=%llu working_memory_bytes/event=%.1f\n",
@@ -180,21 +168,21 @@ int main(int argc, char **argv)
     /* The Table 4 deviation on its own, for its share of the stage (inside the stage
      * it shares a pass over C and LC' with the checks of every event). */
     if (tsync_timeline_new(&ref, trace, ctx) || tsync_clc_presync(NULL, NULL, trace, ref, ctx))
-        die(ctx, "reference timeline");
-    t0 = now();
+        bench_fail("bench_clc", ctx, "reference timeline");
+    t0 = bench_now();
     if (tsync_deviation_compute(&pos, &dist, trace, ref, tl, ctx))
-        die(ctx, "deviation");
-    dev_s = now() - t0;
+        bench_fail("bench_clc", ctx, "deviation");
+    dev_s = bench_now() - t0;
     printf("  deviation=%.3fs (alone, as a pass of its own)%s\n", dev_s,
            pos.avg == cr->position.avg && dist.avg == cr->distance.avg ? "" :
            " MISMATCH with the clc's own");
     tsync_timeline_free(ref);
 
     for (int i = 0; i < runs; i++) {
-        t0 = now();
+        t0 = bench_now();
         if (tsync_trace_write(trace, tl, outdir, ctx))
-            die(ctx, "write");
-        floor_s[i] = now() - t0;
+            bench_fail("bench_clc", ctx, "write");
+        floor_s[i] = bench_now() - t0;
     }
     report("write(copy)", events, median(floor_s, runs), 0);
     print_runs(floor_s, runs);

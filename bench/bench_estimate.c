@@ -17,16 +17,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "estimate/estimator.h"
 #include "trace/trace.h"
 #include "tracesync/estimate.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static uint64_t rng = 88172645463325252ull;
 
@@ -72,10 +66,10 @@ static void bench_hull(uint64_t n)
     p.max_drift = 1e-3;
     p.segment = 1;
     p.min_segment = 1000000000;
-    t0 = now();
+    t0 = bench_now();
     if (tsync__fit_pair(&fit, &tsync__hull_estimator, &p, &s))
         die("hull: out of memory");
-    t1 = now();
+    t1 = bench_now();
     printf("stage=hull       messages=%llu seconds=%.3f messages/s=%.3g pieces=%zu hull_points=%llu\n",
            (unsigned long long)n, t1 - t0, (double)n / (t1 - t0), fit.pieces.n,
            (unsigned long long)fit.stats.hull_points);
@@ -176,10 +170,10 @@ static void bench_estimate(uint64_t n, enum tsync_estimator which)
     if (tsync_ctx_new(&ctx))
         die("out of memory");
     o.estimator = which;
-    t0 = now();
+    t0 = bench_now();
     if (tsync_estimate_run(&e, t, &o, ctx))
         die(tsync_ctx_error(ctx));
-    t1 = now();
+    t1 = bench_now();
     for (uint32_t d = 1; d < tsync_estimate_domain_count(e); d++)
         if (tsync_estimate_get_domain(e, d)->bound_s > worst)
             worst = tsync_estimate_get_domain(e, d)->bound_s;
@@ -221,14 +215,14 @@ static void bench_loops(void)
     double t0, t1, t2;
     if (tsync_ctx_new(&ctx))
         die("out of memory");
-    t0 = now();
+    t0 = bench_now();
     if (tsync_estimate_run(&path, t, &o, ctx))
         die(tsync_ctx_error(ctx));
-    t1 = now();
+    t1 = bench_now();
     o.global_lsq = 1;
     if (tsync_estimate_run(&global, t, &o, ctx))
         die(tsync_ctx_error(ctx));
-    t2 = now();
+    t2 = bench_now();
     printf("stage=loops      method=path   domains=8 pairs=%zu messages=%llu max_error_ns=%.0f "
            "seconds=%.3f\n", tsync_estimate_edge_count(path), (unsigned long long)t->n_messages,
            max_error(path, &w, (double)n * 5000), t1 - t0);

@@ -11,25 +11,13 @@
 
 #include <otf2/otf2.h>
 
+#include "bench_util.h"
 #include "io/otf2_build.h"
 #include "tracesync/timemap.h"
 #include "tracesync/trace.h"
 
 #define RANKS 16
 #define NODES 4
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void die(tsync_ctx *ctx, const char *what)
-{
-    fprintf(stderr, "bench_otf2: %s: %s\n", what, tsync_ctx_error(ctx));
-    exit(2);
-}
 
 static void report(const char *stage, uint64_t events, double seconds, double bytes_per_event)
 {
@@ -59,7 +47,7 @@ static uint64_t generate(const char *anchor, uint64_t target, tsync_ctx *ctx)
     layout.n_ranks = RANKS;
     layout.rank_node = rank_node;
     if (tsync__otf2_build_open(&b, &layout, ctx))
-        die(ctx, "open");
+        bench_fail("bench_otf2", ctx, "open");
     for (uint64_t i = 0; i < iters; i++) {
         for (uint32_t r = 0; r < RANKS; r++) {
             uint64_t t = 1000000 + i * 10000 + r * 7;
@@ -70,19 +58,19 @@ static uint64_t generate(const char *anchor, uint64_t target, tsync_ctx *ctx)
                 tsync__otf2_build_enter(b, r, t + 300, "MPI_Recv") ||
                 tsync__otf2_build_recv(b, r, t + 5000, 0, prev, 1, 64) ||
                 tsync__otf2_build_leave(b, r, t + 5100, "MPI_Recv"))
-                die(ctx, "write");
+                bench_fail("bench_otf2", ctx, "write");
             events += 6;
             if (i % 64 == 63) {
                 if (tsync__otf2_build_coll_begin(b, r, t + 6000) ||
                     tsync__otf2_build_coll_end(b, r, t + 9000, OTF2_COLLECTIVE_OP_BARRIER, 0,
                                                OTF2_UNDEFINED_UINT32, 0, 0))
-                    die(ctx, "write");
+                    bench_fail("bench_otf2", ctx, "write");
                 events += 2;
             }
         }
     }
     if (tsync__otf2_build_close(b))
-        die(ctx, "close");
+        bench_fail("bench_otf2", ctx, "close");
     return events;
 }
 
@@ -145,40 +133,40 @@ int main(int argc, char **argv)
             return 2;
     }
 
-    t0 = now();
+    t0 = bench_now();
     events = generate(anchor, target, ctx);
-    report("generate", events, now() - t0, 0);
+    report("generate", events, bench_now() - t0, 0);
 
-    t0 = now();
+    t0 = bench_now();
     events = plain_read(anchor);
-    report("libotf2-read", events, now() - t0, 0);
+    report("libotf2-read", events, bench_now() - t0, 0);
 
-    t0 = now();
+    t0 = bench_now();
     if (tsync_trace_open(&trace, anchor, NULL, ctx))
-        die(ctx, "tsync_trace_open");
-    t1 = now();
+        bench_fail("bench_otf2", ctx, "tsync_trace_open");
+    t1 = bench_now();
     report("read+match", events, t1 - t0,
            (double)tsync_trace_memory(trace) / (double)tsync_trace_event_count(trace));
     printf("  messages=%llu collectives=%llu\n", (unsigned long long)tsync_trace_message_count(trace),
            (unsigned long long)tsync_trace_collective_count(trace));
 
     if (tsync_timeline_new(&tl, trace, ctx) || tsync_map_set_new_empty(&maps, trace, ctx))
-        die(ctx, "timeline");
+        bench_fail("bench_otf2", ctx, "timeline");
     for (tsync_loc l = 0; l < tsync_trace_location_count(trace); l++) {
         tsync_time_map *m;
         if (tsync_time_map_new_drift(&m, 1000 * (int64_t)l, 2e-6, 0, ctx) ||
             tsync_map_set_assign(maps, l, m, ctx))
-            die(ctx, "map");
+            bench_fail("bench_otf2", ctx, "map");
     }
-    t0 = now();
+    t0 = bench_now();
     if (tsync_map_set_apply(maps, trace, tl, ctx))
-        die(ctx, "apply");
-    report("map-apply", events, now() - t0, 0);
+        bench_fail("bench_otf2", ctx, "apply");
+    report("map-apply", events, bench_now() - t0, 0);
 
-    t0 = now();
+    t0 = bench_now();
     if (tsync_trace_write(trace, tl, outdir, ctx))
-        die(ctx, "write");
-    report("write(copy)", events, now() - t0, 0);
+        bench_fail("bench_otf2", ctx, "write");
+    report("write(copy)", events, bench_now() - t0, 0);
 
     tsync_map_set_free(maps);
     tsync_timeline_free(tl);

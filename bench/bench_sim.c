@@ -15,19 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "io/otf2_build.h"
 #include "tracesync/sim.h"
 #include "util/fs.h"
 
 #define RANKS 8
 #define NODES 4
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static double peak_rss_mb(void)
 {
@@ -57,12 +51,12 @@ static int simulate(uint64_t events, const char *dir)
     if (tsync_ctx_new(&ctx))
         return 2;
     o.app.events = events;
-    t0 = now();
+    t0 = bench_now();
     if (tsync_sim_run(&r, &o, dir, ctx)) {
         fprintf(stderr, "bench_sim: %s\n", tsync_ctx_error(ctx));
         return 2;
     }
-    report("simulate", r.events, now() - t0, r.state_bytes);
+    report("simulate", r.events, bench_now() - t0, r.state_bytes);
     tsync_ctx_free(ctx);
     return 0;
 }
@@ -89,7 +83,7 @@ static int floor_write(uint64_t events, const char *dir)
     l.n_ranks = RANKS;
     l.rank_node = rank_node;
     tsync__remove_tree(dir);
-    t0 = now();
+    t0 = bench_now();
     for (int k = 0; k < 2; k++) {
         if (snprintf(anchor[k], sizeof(anchor[k]), "%s/%s.otf2", dir, k ? "truth" : "trace") >=
             (int)sizeof(anchor[k]))
@@ -109,7 +103,7 @@ static int floor_write(uint64_t events, const char *dir)
     for (int k = 0; k < 2; k++)
         if (tsync__otf2_build_close(b[k]))
             goto fail;
-    report("floor", n, now() - t0, 0);
+    report("floor", n, bench_now() - t0, 0);
     tsync_ctx_free(ctx);
     return 0;
 fail:
