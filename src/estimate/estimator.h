@@ -187,10 +187,6 @@ struct tsync__pwl {
     double *bound;
 };
 
-/* The bound at x for the value `value` (absolute ticks) under the piece that holds
- * at x, or outside every piece's samples the one nearest in time. */
-double tsync__fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long double value);
-
 /* Joins a fit's pieces into one continuous, monotone function over [from, to]:
  * each piece's estimate over its samples, straight lines across the gaps between
  * pieces, the first and last piece extended to the ends. The bound at each point

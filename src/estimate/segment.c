@@ -227,7 +227,9 @@ static double joint_bound(const struct tsync__pair_fit *fit, size_t k0, size_t k
     return (double)b;
 }
 
-double tsync__fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long double value)
+/* The bound at x for `value` (absolute ticks) under the piece that holds at x, or
+ * outside every piece's samples the one nearest in time. */
+static double fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long double value)
 {
     const struct tsync__piece *v = fit->pieces.v;
     size_t k = 0;
@@ -272,6 +274,15 @@ static int join_all(struct tsync__pwl *out, const struct tsync__pair_fit *fit, t
     return 0;
 }
 
+/* Appends the point of `all` at x, with the bound of the piece holding there. */
+static void add_end(struct tsync__pwl *out, const struct tsync__pwl *all,
+                    const struct tsync__pair_fit *fit, tsync_time x)
+{
+    long double y = tsync__pwl_eval(all, (long double)x);
+    if (tsync__pwl_push(out, x, (tsync_time)llroundl(y)))
+        out->bound[out->n - 1] = fit_bound_at(fit, x, (long double)out->y[out->n - 1]);
+}
+
 int tsync__pwl_from_fit(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
                         tsync_time to)
 {
@@ -287,15 +298,11 @@ int tsync__pwl_from_fit(struct tsync__pwl *out, const struct tsync__pair_fit *fi
     }
     /* Only [from, to]: pieces elsewhere (one-sided in another phase) do not matter
      * here. The ends take the bound of the piece that holds there. */
-    for (int end = 0; end < 2; end++) {
-        tsync_time x = end ? to : from;
-        long double y = tsync__pwl_eval(&all, (long double)x);
-        for (size_t i = 0; end && i < all.n; i++)
-            if (all.x[i] > from && all.x[i] < to && tsync__pwl_push(out, all.x[i], all.y[i]))
-                out->bound[out->n - 1] = all.bound[i];
-        if (tsync__pwl_push(out, x, (tsync_time)llroundl(y)))
-            out->bound[out->n - 1] = tsync__fit_bound_at(fit, x, (long double)out->y[out->n - 1]);
-    }
+    add_end(out, &all, fit, from);
+    for (size_t i = 0; i < all.n; i++)
+        if (all.x[i] > from && all.x[i] < to && tsync__pwl_push(out, all.x[i], all.y[i]))
+            out->bound[out->n - 1] = all.bound[i];
+    add_end(out, &all, fit, to);
     tsync__pwl_free(&all);
     return 0;
 }
