@@ -18,7 +18,9 @@
  *
  * Joining. Each piece's estimate holds over its samples, [x_first, x_last]; across
  * the gap to the next piece a straight line joins the two estimates, so the map has
- * no jump; the first and last piece extend to the ends of the range asked for. A
+ * no jump; the first and last piece extend to the ends of the range asked for.
+ * Where the drift changes, consecutive hull pieces bend into one smooth curve (see
+ * struct bend): their lines alone are off by a h^2 / 4 in every piece. A
  * joint that would go backward (the next piece starting lower than the previous one
  * ends) is raised to keep the map monotone; its bound accounts for that.
  *
@@ -250,27 +252,197 @@ static void add_point(struct tsync__pwl *f, const struct tsync__pair_fit *fit, s
         f->bound[f->n - 1] = joint_bound(fit, k0, k1, x, (long double)f->y[f->n - 1]);
 }
 
+/* ---- following the drift's change across pieces -------------------------------------- */
+
+/* Sub-intervals a piece is drawn with when its clock bends: over 40 s of 1 ppm
+ * thermal wander (period 20 min) a chord of 5 s is off by under 20 ns. */
+#define BEND_STEPS 8
+
+/* How a piece's estimate bends toward its neighbours'. Under a changing drift the
+ * line of a piece is the best line through a curve (the hulls hold the curve in a
+ * band), so its slope is the curve's at the piece's centre, but at the centre it
+ * lies above a curve that bends up by a h^2 / 4 (a the curvature, h the half
+ * length). The slope between two settled neighbours' centres is taken linear (the
+ * curvature from their slopes); each piece becomes the integral of that slope,
+ * placed where the line is the best line through it; between two centres the two
+ * curves are blended linearly, so the function is continuous. At the ends of a run
+ * of settled pieces the slope goes on changing as it did, for as far as it was
+ * measured (the distance between the last two centres), then stays: that is what
+ * carries a map from the main phase back to the MPI_Init events before a sleep. A
+ * piece whose slope the data do not fix to BEND_SLOPE (a few samples
+ * after a split, at the end of a phase) does not bend its neighbours; it takes
+ * their curve instead of its own loose line where that curve lies inside its
+ * range at every drawn point (a line whose slope is open by ppm is microseconds
+ * off after a second), and keeps its line where the curve does not. */
+struct bend {
+    long double c;            /* centre of the piece's samples */
+    long double at_c;         /* value of the curve at c, absolute ticks */
+    long double m_l, m_r;     /* curvature left and right of c (0: straight) */
+    long double lim_l, lim_r; /* how far from c it holds on each side */
+    int link_l, link_r;       /* blended with the neighbour on that side */
+    int settled;              /* the piece's own samples fix its slope */
+    int borrow;               /* loose: takes its settled neighbours' curve */
+};
+
+/* A piece's slope counts as fixed when its extreme lines differ by at most this:
+ * the curvature between two centres 30 s apart is then good to 2e-8 per second
+ * at worst, and far better in the middle of the range, where the estimate lies.
+ * Tighter (0.1 ppm, where a piece may end at max_segment) leaves out the long
+ * pieces that grew past max_segment under a bending clock, which need it most. */
+#define BEND_SLOPE 5e-7L
+
+static int piece_settled(const struct tsync__piece *p)
+{
+    long double a_lo, b_lo, a_hi, b_hi;
+    return p->x_last > p->x_first && tsync__hull_lines(p, &a_lo, &b_lo, &a_hi, &b_hi) == 0 &&
+           a_hi - a_lo <= BEND_SLOPE;
+}
+
+/* The curve of the slope a + m u, u from 0 to d, with u held at +-lim beyond. */
+static long double bent(long double a, long double m, long double lim, long double d)
+{
+    long double u = d > lim ? lim : d < -lim ? -lim : d;
+    return a * d + m * (u * d - u * u / 2);
+}
+
+/* Piece k's curve at x. */
+static long double bend_curve(const struct bend *bd, const struct tsync__piece *v, size_t k,
+                              long double x)
+{
+    long double d = x - bd[k].c;
+    return bd[k].at_c + (d > 0 ? bent(v[k].a, bd[k].m_r, bd[k].lim_r, d)
+                               : bent(v[k].a, bd[k].m_l, bd[k].lim_l, d));
+}
+
+static void bends_init(struct bend *bd, const struct tsync__piece *v, size_t np)
+{
+    memset(bd, 0, np * sizeof(*bd));
+    for (size_t k = 0; k < np; k++) {
+        bd[k].c = ((long double)v[k].x_first + (long double)v[k].x_last) / 2;
+        bd[k].settled = piece_settled(&v[k]);
+    }
+    for (size_t k = 0; k + 1 < np; k++)
+        if (bd[k].settled && bd[k + 1].settled) {
+            bd[k].m_r = bd[k + 1].m_l = (v[k + 1].a - v[k].a) / (bd[k + 1].c - bd[k].c);
+            bd[k].lim_r = bd[k + 1].lim_l = bd[k + 1].c - bd[k].c;
+            bd[k].link_r = bd[k + 1].link_l = 1;
+        }
+    for (size_t k = 0; k < np; k++) {
+        struct bend *b = &bd[k];
+        long double h_l = b->c - (long double)v[k].x_first;
+        long double h_r = (long double)v[k].x_last - b->c;
+        long double e_l, e_r;
+        if (b->link_r && !b->link_l) {
+            b->m_l = b->m_r;
+            b->lim_l = b->lim_r;
+        } else if (b->link_l && !b->link_r) {
+            b->m_r = b->m_l;
+            b->lim_r = b->lim_l;
+        }
+        /* The curve minus the line over [c - h_l, c + h_r] is 0 at c and largest at
+         * the ends; the line is the best line through the curve when that
+         * difference's extremes are opposite. */
+        b->at_c = 0;
+        e_l = bend_curve(bd, v, k, b->c - h_l) + v[k].a * h_l;
+        e_r = bend_curve(bd, v, k, b->c + h_r) - v[k].a * h_r;
+        b->at_c = (long double)v[k].y0 + v[k].b + v[k].a * (b->c - (long double)v[k].x0) -
+                  (fmaxl(0, fmaxl(e_l, e_r)) + fminl(0, fminl(e_l, e_r))) / 2;
+    }
+}
+
+/* The joined estimate at x, inside or next to piece k. */
+static long double bend_eval(const struct bend *bd, const struct tsync__piece *v, size_t np,
+                             size_t k, long double x)
+{
+    size_t j;
+    long double w;
+    if (x >= bd[k].c && k + 1 < np && bd[k].link_r)
+        j = k;
+    else if (x < bd[k].c && k > 0 && bd[k].link_l)
+        j = k - 1;
+    else
+        return bend_curve(bd, v, k, x);
+    w = (x - bd[j].c) / (bd[j + 1].c - bd[j].c);
+    return (1 - w) * bend_curve(bd, v, j, x) + w * bend_curve(bd, v, j + 1, x);
+}
+
+/* A loose piece's value at x from its settled neighbours' curves, blended between
+ * their centres when it has two. */
+static long double borrowed(const struct bend *bd, const struct tsync__piece *v, size_t np,
+                            size_t k, long double x)
+{
+    int l = k > 0 && bd[k - 1].settled, r = k + 1 < np && bd[k + 1].settled;
+    long double w;
+    if (!l || !r)
+        return bend_curve(bd, v, l ? k - 1 : k + 1, x);
+    w = (x - bd[k - 1].c) / (bd[k + 1].c - bd[k - 1].c);
+    return (1 - w) * bend_curve(bd, v, k - 1, x) + w * bend_curve(bd, v, k + 1, x);
+}
+
+/* The x of piece k's i-th drawn point of `steps`. */
+static tsync_time step_x(const struct tsync__piece *p, int i, int steps)
+{
+    return p->x_first + (tsync_time)((p->x_last - p->x_first) * i / steps);
+}
+
+/* Marks the loose pieces whose settled neighbours' curve lies in their range. */
+static void borrows_init(struct bend *bd, const struct tsync__piece *v, size_t np)
+{
+    for (size_t k = 0; k < np; k++) {
+        if (bd[k].settled || !((k > 0 && bd[k - 1].settled) || (k + 1 < np && bd[k + 1].settled)))
+            continue;
+        bd[k].borrow = 1;
+        for (int i = 0; i <= BEND_STEPS && bd[k].borrow; i++) {
+            tsync_time x = step_x(&v[k], i, BEND_STEPS);
+            long double y = borrowed(bd, v, np, k, (long double)x) - (long double)v[k].y0, lo, hi;
+            v[k].range(&v[k], x, &lo, &hi);
+            bd[k].borrow = y >= lo && y <= hi;
+        }
+    }
+}
+
+/* The joined estimate at x, inside or next to piece k. */
+static long double piece_value(const struct bend *bd, const struct tsync__piece *v, size_t np,
+                               size_t k, long double x)
+{
+    return bd[k].borrow ? borrowed(bd, v, np, k, x) : bend_eval(bd, v, np, k, x);
+}
+
 /* Every piece joined, from min(from, first sample) to max(to, last sample). */
 static int join_all(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
                     tsync_time to)
 {
     const struct tsync__piece *v = fit->pieces.v;
     size_t np = fit->pieces.n;
-    if (tsync__pwl_alloc(out, 2 * np + 2))
+    struct bend *bd = malloc(np * sizeof(*bd));
+    if (!bd || tsync__pwl_alloc(out, 2 * BEND_STEPS * np + 2)) {
+        free(bd);
         return TSYNC_ENOMEM;
-#define AT(k, x) ((long double)v[k].y0 + tsync__piece_eval(&v[k], (x)))
+    }
+    bends_init(bd, v, np);
+    borrows_init(bd, v, np);
     if (from < v[0].x_first)
-        add_point(out, fit, 0, 0, from, AT(0, from));
+        add_point(out, fit, 0, 0, from, piece_value(bd, v, np, 0, (long double)from));
     for (size_t k = 0; k < np; k++) {
         /* At its samples a piece holds; where two pieces meet at one time, either. */
         int prev = k && v[k - 1].x_last == v[k].x_first;
         int next = k + 1 < np && v[k + 1].x_first == v[k].x_last;
-        add_point(out, fit, prev ? k - 1 : k, k, v[k].x_first, AT(k, v[k].x_first));
-        add_point(out, fit, k, next ? k + 1 : k, v[k].x_last, AT(k, v[k].x_last));
+        int steps = bd[k].link_l || bd[k].link_r || bd[k].borrow ? BEND_STEPS : 1;
+        for (int i = 0; i <= steps; i++) {
+            tsync_time x = step_x(&v[k], i, steps);
+            add_point(out, fit, i == 0 && prev ? k - 1 : k, i == steps && next ? k + 1 : k, x,
+                      piece_value(bd, v, np, k, (long double)x));
+        }
+        /* Across a gap without samples to a settled neighbour, the blended curve;
+         * its bound is that of either piece. */
+        for (int i = 1; bd[k].link_r && i < BEND_STEPS; i++) {
+            tsync_time x = v[k].x_last + (tsync_time)((v[k + 1].x_first - v[k].x_last) * i / BEND_STEPS);
+            add_point(out, fit, k, k + 1, x, piece_value(bd, v, np, k, (long double)x));
+        }
     }
     if (to > v[np - 1].x_last)
-        add_point(out, fit, np - 1, np - 1, to, AT(np - 1, to));
-#undef AT
+        add_point(out, fit, np - 1, np - 1, to, piece_value(bd, v, np, np - 1, (long double)to));
+    free(bd);
     return 0;
 }
 

@@ -1,7 +1,8 @@
 /* test_hull.c - the convex hull estimator (src/estimate/hull.c) through the segment
  * driver: the Trace Compass / LTTV cross-check vector, degenerate hulls (one
  * direction, collinear points, a single message), crossing hulls as the signal to
- * segment, and random hulls against a brute-force linear program. */
+ * segment, random hulls against a brute-force linear program, and pieces joined
+ * into one curve where the drift changes. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "estimate/estimator.h"
+#include "graph/graph.h"
 
 #include "est_fixture.h"
 
@@ -448,6 +450,56 @@ static void test_join_pieces(void **state)
     tsync__pair_fit_free(&f);
 }
 
+/* A clock whose drift changes steadily (1 ppm over 200 s, thermal wander's
+ * steepest): the pieces' lines alone are off by a h^2 / 4 in each piece; the
+ * joined function follows the curve, three times closer. */
+#define BEND_C 2.5e-18L /* offset = BEND_C x^2, x in ns: curvature 5e-9 per second */
+static long double bent_truth(long double x)
+{
+    return x + BEND_C * x * x;
+}
+
+static void test_bending_clock(void **state)
+{
+    static struct tsync__pt up[1000], dn[1000];
+    struct tsync__est_params p = params(1e-3, 1, 1000000000);
+    struct tsync__pair_fit f;
+    struct tsync__pwl w;
+    const tsync_time step = 200000000, end = 200000000000;
+    long double worst_line = 0, worst_map = 0;
+    uint32_t rng = 12345;
+    size_t n = 0;
+    (void)state;
+    for (tsync_time x = 0; x < end; x += step, n++) {
+        /* Delays above the minimum: 10 ns plus up to 1 us. */
+        rng = rng * 1103515245u + 12345u;
+        up[n].x = x;
+        up[n].y = (tsync_time)ceill(bent_truth((long double)x)) + 10 + (rng >> 16) % 1000;
+        rng = rng * 1103515245u + 12345u;
+        dn[n].x = x + step / 2;
+        dn[n].y = (tsync_time)floorl(bent_truth((long double)dn[n].x)) - 10 - (rng >> 16) % 1000;
+    }
+    p.max_segment = 30000000000;
+    p.max_gap = 10000000000;
+    fit(&f, up, n, dn, n, p);
+    assert_true(f.pieces.n >= 5);
+    assert_int_equal(tsync__pwl_from_fit(&w, &f, 0, end), 0);
+    for (tsync_time x = 5000000000; x < end - 5000000000; x += 50000000) {
+        long double truth = bent_truth((long double)x), line = 0;
+        for (size_t k = 0; k < f.pieces.n; k++)
+            if (x >= f.pieces.v[k].x_first && x <= f.pieces.v[k].x_last)
+                line = (long double)f.pieces.v[k].y0 + tsync__piece_eval(&f.pieces.v[k], x);
+        if (line != 0 && fabsl(line - truth) > worst_line)
+            worst_line = fabsl(line - truth);
+        if (fabsl(tsync__pwl_eval(&w, (long double)x) - truth) > worst_map)
+            worst_map = fabsl(tsync__pwl_eval(&w, (long double)x) - truth);
+    }
+    if (!(worst_map * 3 < worst_line && worst_map < 150))
+        fail_msg("joined: %.0Lf ns off, the lines alone %.0Lf ns", worst_map, worst_line);
+    tsync__pwl_free(&w);
+    tsync__pair_fit_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -461,6 +513,7 @@ int main(void)
         cmocka_unit_test(test_gap_ends_piece),
         cmocka_unit_test(test_lone_point_then_split),
         cmocka_unit_test(test_max_segment),
+        cmocka_unit_test(test_bending_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
