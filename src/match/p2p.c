@@ -90,6 +90,54 @@ static void group(const struct tsync_p2p_rec *rec, size_t n, const uint32_t *id,
     }
 }
 
+/* Counts the records of each channel (counts[c], n_channels entries, zeroed) and
+ * says whether each channel's records are in posting order already. */
+static int count_in_order(const struct tsync_p2p_rec *rec, size_t n, const uint32_t *id,
+                          size_t *counts, uint64_t *last)
+{
+    int sorted = 1;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = id[i];
+        sorted &= counts[c] == 0 || last[c] <= rec[i].order;
+        last[c] = rec[i].order;
+        counts[c]++;
+    }
+    return sorted;
+}
+
+/* The common case, without grouping: every channel has as many sends as
+ * receives, each in posting order already (a location's records come in event
+ * order). Each record goes straight to its message, channel after channel as the
+ * grouping would place it, while the records are read in order. Returns 0, or 1
+ * (nothing done) when the case does not apply. */
+static int match_in_order(struct tsync_trace *t, const struct tsync_match_input *in,
+                          const uint32_t *id, size_t n_channels, size_t *pos, uint64_t *last)
+{
+    size_t *n_r = pos + n_channels, next = t->n_messages;
+    if (!count_in_order(in->sends, in->n_sends, id, pos, last) ||
+        !count_in_order(in->recvs, in->n_recvs, id + in->n_sends, n_r, last))
+        return 1;
+    for (size_t c = 0; c < n_channels; c++) {
+        size_t k = pos[c];
+        if (k != n_r[c])
+            return 1;
+        pos[c] = n_r[c] = next;
+        next += k;
+    }
+    for (size_t i = 0; i < in->n_sends; i++) {
+        struct tsync_message *m = &t->messages[pos[id[i]]++];
+        m->send_loc = in->sends[i].sender;
+        m->send_idx = in->sends[i].idx;
+    }
+    for (size_t j = 0; j < in->n_recvs; j++) {
+        struct tsync_message *m = &t->messages[n_r[id[in->n_sends + j]]++];
+        m->recv_loc = in->recvs[j].receiver;
+        m->recv_idx = in->recvs[j].idx;
+    }
+    t->n_messages = next;
+    return 0;
+}
+
 /* Warns about the first few unmatched messages, naming where they are. */
 static void warn_unmatched(struct tsync_trace *t, const struct tsync_p2p_rec *r, int is_send,
                            uint64_t count, tsync_ctx *ctx)
@@ -112,6 +160,7 @@ int tsync__match_p2p(struct tsync_trace *t, struct tsync_match_input *in, tsync_
     struct channels ch = { 0 };
     uint32_t *id = NULL;
     size_t *first_s = NULL, *first_r = NULL, *perm = NULL;
+    uint64_t *last = NULL;
     int rc = TSYNC_OK;
 
     while (size < 2 * n)
@@ -120,8 +169,7 @@ int tsync__match_p2p(struct tsync_trace *t, struct tsync_match_input *in, tsync_
     ch.slot = calloc(size, sizeof(*ch.slot));
     ch.key = malloc((n ? n : 1) * sizeof(*ch.key));
     id = malloc((n ? n : 1) * sizeof(*id));
-    perm = malloc((n ? n : 1) * sizeof(*perm));
-    if (!ch.slot || !ch.key || !id || !perm ||
+    if (!ch.slot || !ch.key || !id ||
         tsync__reserve((void **)&t->messages, &cap,
                        in->n_sends < in->n_recvs ? in->n_sends : in->n_recvs, sizeof(*t->messages))) {
         rc = tsync__oom(ctx);
@@ -131,9 +179,16 @@ int tsync__match_p2p(struct tsync_trace *t, struct tsync_match_input *in, tsync_
         id[i] = channel_of(&ch, &in->sends[i]);
     for (size_t j = 0; j < in->n_recvs; j++)
         id[in->n_sends + j] = channel_of(&ch, &in->recvs[j]);
-    first_s = malloc((ch.n + 1) * sizeof(*first_s));
+    first_s = calloc(2 * (ch.n + 1), sizeof(*first_s));
     first_r = malloc((ch.n + 1) * sizeof(*first_r));
-    if (!first_s || !first_r) {
+    last = malloc((ch.n + 1) * sizeof(*last));
+    if (!first_s || !first_r || !last) {
+        rc = tsync__oom(ctx);
+        goto out;
+    }
+    if (match_in_order(t, in, id, ch.n, first_s, last) == 0)
+        goto out;
+    if (!(perm = malloc((n ? n : 1) * sizeof(*perm)))) {
         rc = tsync__oom(ctx);
         goto out;
     }
@@ -167,5 +222,6 @@ out:
     free(perm);
     free(first_s);
     free(first_r);
+    free(last);
     return rc;
 }

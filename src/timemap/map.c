@@ -44,13 +44,22 @@ static uint64_t udiff(int64_t a, int64_t b) { return (uint64_t)b - (uint64_t)a; 
  * exceed 64 bits (only when extrapolating). */
 static u128 scale(uint64_t rise, uint64_t dx, uint64_t run)
 {
-    uint64_t p64;
+    uint64_t p64, d = rise > run ? rise - run : run - rise;
     u128 p, q, r;
     if (rise == run)
         return dx;
     if (!__builtin_mul_overflow(rise, dx, &p64)) {
         uint64_t q64 = p64 / run, r64 = p64 % run;
         return (u128)q64 + (r64 >= run - r64);
+    }
+    /* A slope near 1 (clock offsets that drift a little): rise * dx = run * dx +-
+     * d * dx, so with d * dx = run * q + r the result is dx + q + [2r >= run], or
+     * dx - q - [2r > run] when rise < run, in 64 bits (no 128-bit division). */
+    if (!__builtin_mul_overflow(d, dx, &p64)) {
+        uint64_t q64 = p64 / run, r64 = p64 % run;
+        if (rise > run)
+            return (u128)dx + q64 + (r64 >= run - r64);
+        return (u128)(dx - q64 - (r64 > run - r64));
     }
     p = (u128)rise * dx;
     q = p / run;
@@ -128,10 +137,51 @@ tsync_time tsync_time_map_eval(const tsync_time_map *m, tsync_time x)
     }
 }
 
+/* One interior segment for evaluating many times without a division each: the
+ * double estimate of rise * dx / run is off by less than one when results stay
+ * below 2^50, and the remainder of the estimate, computed modulo 2^64, is then
+ * the true one (|r| < 2 run < 2^63), so a step or two makes quotient and
+ * remainder exact: the same results as scale(). */
+struct segment {
+    tsync_time x0, y0;
+    uint64_t rise, run;
+    double ratio;
+};
+
+/* Sets s to the segment before point k (0 < k < n); 0 when its values are too
+ * large for the estimate. */
+static int segment_init(struct segment *s, const struct tsync_time_map *m, size_t k)
+{
+    s->x0 = m->local[k - 1];
+    s->y0 = m->global[k - 1];
+    s->run = udiff(m->local[k - 1], m->local[k]);
+    s->rise = udiff(m->global[k - 1], m->global[k]);
+    s->ratio = (double)s->rise / (double)s->run;
+    return s->rise < ((uint64_t)1 << 50) && s->run < ((uint64_t)1 << 62);
+}
+
+static tsync_time segment_eval(const struct segment *s, tsync_time x)
+{
+    uint64_t dx = udiff(s->x0, x);
+    uint64_t q = (uint64_t)((double)dx * s->ratio);
+    uint64_t r = s->rise * dx - q * s->run; /* modulo 2^64 */
+    while (r >> 63) {                       /* negative: q was too large */
+        q--;
+        r += s->run;
+    }
+    while (r >= s->run) {
+        q++;
+        r -= s->run;
+    }
+    return (tsync_time)((uint64_t)s->y0 + q + (r >= s->run - r));
+}
+
 void tsync_time_map_eval_array(const tsync_time_map *m, const tsync_time *in, tsync_time *out,
                                size_t count)
 {
-    size_t i, k = 0;
+    struct segment seg;
+    size_t i, k = 0, seg_k = 0; /* seg is the segment before point seg_k */
+    int fast = 0;
     switch (m->kind) {
     case TSYNC_MAP_OFFSET:
         for (i = 0; i < count; i++)
@@ -153,6 +203,16 @@ void tsync_time_map_eval_array(const tsync_time_map *m, const tsync_time *in, ts
             k = upper_bound(m, x); /* the input went back: search again */
         while (k < m->n && m->local[k] <= x)
             k++;
+        if (k > 0 && k < m->n) {
+            if (seg_k != k) {
+                seg_k = k;
+                fast = segment_init(&seg, m, k);
+            }
+            if (fast) {
+                out[i] = segment_eval(&seg, x);
+                continue;
+            }
+        }
         out[i] = eval_points(m, k, x);
     }
 }

@@ -116,6 +116,97 @@ static void test_any_source(void **state)
     tsync_trace_free(t);
 }
 
+static int same_channel(const struct tsync_p2p_rec *a, const struct tsync_p2p_rec *b)
+{
+    return a->comm == b->comm && a->sender == b->sender && a->receiver == b->receiver &&
+           a->tag == b->tag;
+}
+
+/* The messages by brute force: channels in order of first appearance (sends, then
+ * receives); per channel the k-th send with the k-th receive in posting order. */
+static size_t reference(const struct tsync_match_input *in, struct tsync_message *want)
+{
+    const struct tsync_p2p_rec **s = malloc(in->n_sends * sizeof(*s));
+    const struct tsync_p2p_rec **r = malloc(in->n_recvs * sizeof(*r));
+    size_t n = 0;
+    for (size_t x = 0; x < in->n_sends + in->n_recvs; x++) {
+        const struct tsync_p2p_rec *key = x < in->n_sends ? &in->sends[x] : &in->recvs[x - in->n_sends];
+        size_t ns = 0, nr = 0, seen = 0;
+        for (size_t h = 0; h < x && !seen; h++)
+            seen = same_channel(h < in->n_sends ? &in->sends[h] : &in->recvs[h - in->n_sends], key);
+        if (seen)
+            continue;
+        for (size_t h = 0; h < in->n_sends; h++)
+            if (same_channel(&in->sends[h], key))
+                s[ns++] = &in->sends[h];
+        for (size_t h = 0; h < in->n_recvs; h++) {
+            size_t k = nr++;
+            if (!same_channel(&in->recvs[h], key)) {
+                nr--;
+                continue;
+            }
+            for (; k > 0 && r[k - 1]->order > in->recvs[h].order; k--) /* stable */
+                r[k] = r[k - 1];
+            r[k] = &in->recvs[h];
+        }
+        for (size_t k = 0; k < ns && k < nr; k++) {
+            struct tsync_message m = { s[k]->sender, r[k]->receiver, s[k]->idx, r[k]->idx };
+            want[n++] = m;
+        }
+    }
+    free(s);
+    free(r);
+    return n;
+}
+
+/* Many channels between 4 locations, each location's records in event order as a
+ * reader appends them: the matcher's way for records in posting order already
+ * (every channel complete) and its grouping (a receive posted out of order, or a
+ * send unmatched) both give the reference. */
+static void test_channels_in_order(void **state)
+{
+    enum { LOCS = 4, PER = 300 };
+    static struct tsync_message want[LOCS * PER];
+    (void)state;
+    for (int variant = 0; variant < 3; variant++) {
+        struct tsync_trace *t = make_trace(LOCS);
+        struct tsync_match_input in = { 0 };
+        uint64_t next_idx[LOCS] = { 0 };
+        size_t n_want;
+        /* Location s sends PER messages to (s + 1 + k % 3) % LOCS with tag k % 2 ... */
+        for (tsync_loc s = 0; s < LOCS; s++)
+            for (uint32_t k = 0; k < PER; k++) {
+                uint64_t idx = next_idx[s]++;
+                add_p2p(&in, 1, s, (s + 1 + k % 3) % LOCS, k % 2, idx, idx);
+            }
+        /* ... and location r receives them, sender after sender. */
+        for (tsync_loc r = 0; r < LOCS; r++)
+            for (tsync_loc s = 0; s < LOCS; s++)
+                for (uint32_t k = 0; k < PER; k++)
+                    if ((s + 1 + k % 3) % LOCS == r) {
+                        uint64_t idx = next_idx[r]++;
+                        add_p2p(&in, 0, s, r, k % 2, idx, idx);
+                    }
+        if (variant == 1) /* the first receive posted after the second of its channel */
+            in.recvs[0].order = in.recvs[1].order + 1;
+        if (variant == 2)
+            add_p2p(&in, 1, 0, 3, 5, next_idx[0], next_idx[0]);
+        n_want = reference(&in, want);
+        assert_int_equal(tsync__match_p2p(t, &in, NULL), 0);
+        assert_int_equal(t->n_messages, n_want);
+        assert_int_equal(n_want, LOCS * PER);
+        assert_int_equal(t->unmatched_sends, variant == 2);
+        for (size_t i = 0; i < n_want; i++) {
+            assert_int_equal(t->messages[i].send_loc, want[i].send_loc);
+            assert_int_equal(t->messages[i].send_idx, want[i].send_idx);
+            assert_int_equal(t->messages[i].recv_loc, want[i].recv_loc);
+            assert_int_equal(t->messages[i].recv_idx, want[i].recv_idx);
+        }
+        tsync__match_input_free(&in);
+        tsync_trace_free(t);
+    }
+}
+
 static int warnings;
 static void count_warning(enum tsync_log_level l, const char *m, void *p)
 {
@@ -221,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_non_overtaking),
         cmocka_unit_test(test_irecv_posting_order),
         cmocka_unit_test(test_any_source),
+        cmocka_unit_test(test_channels_in_order),
         cmocka_unit_test(test_unmatched),
         cmocka_unit_test(test_collective_instances),
         cmocka_unit_test(test_collective_roles_without_sizes),

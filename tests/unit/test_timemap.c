@@ -425,6 +425,54 @@ static void test_random_monotone(void **state)
     free(out);
 }
 
+/* Long segments: slopes near 1 (ClockOffset interpolation, where rise * dx needs
+ * more than 64 bits but (rise - run) * dx does not), any slope up to and beyond
+ * the limits of the evaluation of many times without division (rise 2^50, run
+ * 2^62). Many times and one at a time agree with the exact reference. */
+static void test_long_segments(void **state)
+{
+    enum { MAPS = 400, N = 500 };
+    tsync_time in[N], out[N];
+    (void)state;
+    rng_state = SEED ^ 0x10c0u;
+    print_message("random seed 0x%x\n", SEED ^ 0x10c0u);
+    for (int r = 0; r < MAPS; r++) {
+        int bits = 20 + (int)rnd_below(42);                         /* run up to 2^62 */
+        uint64_t run = ((uint64_t)1 << bits) - 2 * rnd_below(1u << 15), rise;
+        tsync_time base = r % 2 ? -P62 : 0, l[3], g[3];
+        tsync_time_map *m;
+        switch (r % 3) {
+        case 0: /* near 1; every other map 1 +- 1 / run, with ties */
+            rise = r % 4 ? run + rnd_below(2000001) - 1000000 : run + (r % 8 ? 1 : -1);
+            break;
+        case 1: /* around the limit of the estimate */
+            rise = ((uint64_t)1 << 50) - 8 + rnd_below(16);
+            break;
+        default:
+            rise = rnd_below((uint64_t)1 << (1 + rnd_below(62)));
+            break;
+        }
+        if (rise > (uint64_t)P62)
+            rise = (uint64_t)P62;
+        l[0] = base, l[1] = base + (tsync_time)run, l[2] = l[1] + (tsync_time)run;
+        g[0] = base, g[1] = base + (tsync_time)rise, g[2] = g[1] + (tsync_time)(rise / 2);
+        m = points(l, g, 3);
+        for (size_t i = 0; i < N; i++)
+            in[i] = l[0] + (tsync_time)rnd_below(2 * run + 2) - 1;
+        in[0] = l[0] + (tsync_time)(run / 2); /* a tie when rise - run is odd and run even */
+        qsort(in, N, sizeof(*in), cmp_time);
+        tsync_time_map_eval_array(m, in, out, N);
+        for (size_t i = 0; i < N; i++) {
+            assert_int_equal(out[i], tsync_time_map_eval(m, in[i]));
+            if (in[i] > l[0] && in[i] < l[2]) {
+                size_t k = in[i] < l[1] ? 1 : 2;
+                assert_int_equal(out[i], reference_interior(l, g, k, in[i]));
+            }
+        }
+        tsync_time_map_free(m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_reject),
         cmocka_unit_test(test_bounds_clone),
         cmocka_unit_test(test_random_monotone),
+        cmocka_unit_test(test_long_segments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
