@@ -19,12 +19,14 @@
  *                ClockOffset pre-synchronization, forward and backward amortization,
  *                the checks of every event and the Table 4 deviation (one pass,
  *                "deviation" below gives the cost of that deviation on its own)
- *   write(copy)  tsync_trace_write of the result: libotf2 reads the input and writes
- *                the copy, record by record, with the new timestamps. The floor:
- *                every tool that writes a corrected OTF2 archive does this much.
+ *   write(copy)  tsync_trace_write of the result on one thread: libotf2 reads the
+ *                input and writes the copy, record by record, with the new
+ *                timestamps. The floor: every tool that writes a corrected OTF2
+ *                archive does this much.
  *   clc-command  `tracesync clc ANCHOR -o DIR/cmd -q --latency intra=..,inter=..`, the
  *                whole process: read, three checks, pre-synchronization, clc,
- *                deviation, write, report
+ *                deviation, write, report; reading and writing on one thread per
+ *                processor (its default --threads), the floor on one
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +180,7 @@ int main(int argc, char **argv)
            " MISMATCH with the clc's own");
     tsync_timeline_free(ref);
 
+    tsync_ctx_set_threads(ctx, 1); /* the floor is a plain copy, one location after another */
     for (int i = 0; i < runs; i++) {
         t0 = bench_now();
         if (tsync_trace_write(trace, tl, outdir, ctx))

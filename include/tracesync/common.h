@@ -62,6 +62,10 @@ TSYNC_API const char *tsync_ctx_error(const tsync_ctx *ctx);
 TSYNC_API void tsync_ctx_set_log(tsync_ctx *ctx, tsync_log_fn fn, void *payload);
 /** Receives progress of long steps; default: none. */
 TSYNC_API void tsync_ctx_set_progress(tsync_ctx *ctx, tsync_progress_fn fn, void *payload);
+/** How many threads a call may use: reading and writing OTF2 split the locations
+ *  among them (the result does not depend on the number). 0: one per processor;
+ *  default 1. Callbacks are still called from the calling thread only. */
+TSYNC_API void tsync_ctx_set_threads(tsync_ctx *ctx, unsigned threads);
 
 #ifdef __cplusplus
 }

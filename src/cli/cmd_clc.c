@@ -14,6 +14,7 @@
 #include "clc/clc_report.h"
 #include "util/units.h"
 #include "cli/cli.h"
+#include "io/formats.h"
 #include "metrics/deviation_report.h"
 #include "tracesync/check.h"
 #include "tracesync/clc.h"
@@ -151,61 +152,115 @@ static int report_writable(const char *path)
     return f != NULL;
 }
 
-/* A clock condition check on a second thread: the three checks of the report
- * read the trace and a timeline that nothing changes meanwhile, so each runs
- * beside the work that follows it (pre-synchronization, the clc, the write) on a
- * second core. Its context is its own (a context is not shared between threads):
- * check does not warn, its progress is not shown, only an error is passed on. */
-struct check_job {
+/* A step on a thread of its own: the pre-synchronization, which needs the events
+ * but not the messages and so runs beside their matching, or the report's checks
+ * of the clock condition, which read the trace and timelines that nothing changes
+ * meanwhile. The check of the recorded times runs beside the end of the
+ * pre-synchronization, then waits for it and checks its result (when there is
+ * one) beside the clc; the check of the clc's result runs beside the write. Two
+ * steps at most run at a time, one per core of the smallest machine. A step's
+ * context is its own (a context is not shared between threads): it does not
+ * warn, its progress is not shown, only an error is passed on. */
+struct job {
     const tsync_trace *t;
     const tsync_timeline *tl;
-    const tsync_check_opts *opts;
-    tsync_check_report *report;
+    const tsync_check_opts *opts;   /* a check; NULL: the pre-synchronization */
+    struct job *presync;            /* a check: then the check of this one's result */
+    tsync_check_report *report;     /* the check's (of tl) */
+    tsync_check_report *report2;    /* the check's of presync->pre */
+    tsync_timeline *pre;            /* the pre-synchronization's */
+    uint32_t mapped;
+    uint64_t records;
     tsync_ctx *ctx;
-    int rc, threaded;
+    int rc, started, threaded, done;
     pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
 };
 
-static void *check_main(void *arg)
+static int job_wait(struct job *j, int *failed);
+
+static void *job_main(void *arg)
 {
-    struct check_job *j = arg;
-    j->rc = tsync_check_run(&j->report, j->t, j->tl, j->opts, j->ctx);
+    struct job *j = arg;
+    int rc;
+    if (!j->opts) {
+        rc = tsync__clc_presync_new(&j->pre, &j->mapped, &j->records, j->t, j->tl, j->ctx);
+    } else {
+        rc = tsync_check_run(&j->report, j->t, j->tl, j->opts, j->ctx);
+        if (rc == TSYNC_OK && j->presync && job_wait(j->presync, &(int){ 1 }) == 0 &&
+            j->presync->pre)
+            rc = tsync_check_run(&j->report2, j->t, j->presync->pre, j->opts, j->ctx);
+    }
+    pthread_mutex_lock(&j->lock);
+    j->rc = rc;
+    j->done = 1;
+    pthread_cond_broadcast(&j->cond);
+    pthread_mutex_unlock(&j->lock);
     return NULL;
 }
 
-/* Starts the check of tl (on this thread when no other can be had). */
-static void check_start(struct check_job *j, const tsync_trace *t, const tsync_timeline *tl,
-                        const tsync_check_opts *opts)
+/* Starts the check of tl with opts (and then of the result of `presync`, if not
+ * NULL), or with opts NULL the pre-synchronization of tl; on this thread when no
+ * other can be had. */
+static void job_start(struct job *j, const tsync_trace *t, const tsync_timeline *tl,
+                      const tsync_check_opts *opts, struct job *presync)
 {
     memset(j, 0, sizeof(*j));
     j->t = t;
     j->tl = tl;
     j->opts = opts;
+    j->presync = presync;
+    j->started = 1;
+    pthread_mutex_init(&j->lock, NULL);
+    pthread_cond_init(&j->cond, NULL);
     if (tsync_ctx_new(&j->ctx)) {
         j->rc = TSYNC_ENOMEM;
+        j->done = 1;
         return;
     }
-    j->threaded = pthread_create(&j->thread, NULL, check_main, j) == 0;
+    j->threaded = pthread_create(&j->thread, NULL, job_main, j) == 0;
     if (!j->threaded)
-        check_main(j);
+        job_main(j);
 }
 
-/* Waits for the check; returns its report (NULL on failure, with the error
- * printed once as the command's). */
-static tsync_check_report *check_wait(struct check_job *j, int *failed)
+/* Waits for the job (from any thread, any number of times); on its failure prints
+ * its error as the command's unless an earlier step's was (*failed), and returns
+ * -1. What it made stays in it. */
+static int job_wait(struct job *j, int *failed)
 {
-    if (j->threaded)
-        pthread_join(j->thread, NULL);
-    if (j->rc && !*failed) {
+    int rc;
+    pthread_mutex_lock(&j->lock);
+    while (!j->done)
+        pthread_cond_wait(&j->cond, &j->lock);
+    rc = j->rc;
+    pthread_mutex_unlock(&j->lock);
+    if (rc && !*failed) {
         *failed = 1;
         if (j->ctx)
             cli_fail(j->ctx, "clc");
         else
             fprintf(stderr, "tracesync clc: out of memory\n");
     }
+    return rc ? -1 : 0;
+}
+
+/* Waits for a started job, and frees what it made and was not taken; a job never
+ * started (zeroed) is fine. A check that waits for a pre-synchronization is
+ * freed first. */
+static void job_free(struct job *j)
+{
+    if (j->threaded)
+        pthread_join(j->thread, NULL);
+    if (j->started) {
+        pthread_mutex_destroy(&j->lock);
+        pthread_cond_destroy(&j->cond);
+    }
     tsync_ctx_free(j->ctx);
-    j->ctx = NULL;
-    return j->rc ? NULL : j->report;
+    tsync_timeline_free(j->pre);
+    tsync_check_report_free(j->report);
+    tsync_check_report_free(j->report2);
+    memset(j, 0, sizeof(*j));
 }
 
 /* The times as recorded, as a timeline that borrows the trace's arrays. */
@@ -233,24 +288,26 @@ static void raw_view_free(tsync_timeline *v)
 
 /* Runs everything but the argument parsing; returns the exit code. */
 static int run(const char *input, const char *outdir, const char *report_path, int json,
-               const char *latency, tsync_clc_opts *o, int quiet)
+               const char *latency, tsync_clc_opts *o, unsigned threads, int quiet)
 {
     tsync_check_opts co = TSYNC_CHECK_OPTS_INIT;
     tsync_ctx *ctx = cli_context(quiet);
     tsync_trace *trace = NULL;
-    tsync_timeline *raw = NULL, *pre = NULL, *tl = NULL;
+    tsync_timeline *raw = NULL, *tl = NULL;
     const tsync_timeline *in;
-    struct check_job job;
+    struct tsync_match_input match;
+    struct job pj, c1;          /* pre-synchronization, checks */
     struct clc_report r;
-    tsync_check_report *first;
-    uint64_t records = 0;
-    uint32_t mapped = 0;
+    uint32_t mapped;
     int presync, failed = 0, rc = EXIT_USAGE, step;
     const char *base;
     char *text = NULL;
 
+    memset(&pj, 0, sizeof(pj));
+    memset(&c1, 0, sizeof(c1));
     memset(&r, 0, sizeof(r));
     r.input = input;
+    tsync_ctx_set_threads(ctx, threads);
     if (report_path && !report_writable(report_path))
         goto out;
     if (latency && tsync_check_parse_latency(&co, latency, ctx)) {
@@ -265,45 +322,54 @@ static int run(const char *input, const char *outdir, const char *report_path, i
         goto oom;
     sprintf(r.output, "%s/%s", outdir, base);
 
-    /* The clock condition as recorded (on the trace's own times), then
-     * pre-synchronized (the clc's input and its Table 4 reference) and after the
-     * clc. Each check runs on a second thread beside the step that follows it; a
+    /* The events, then their messages matched beside the pre-synchronization;
+     * the clock condition as recorded (on the trace's own times) and
+     * pre-synchronized (the clc's input and its Table 4 reference) checked one
+     * after the other beside the clc, and after the clc beside the write. A
      * failure is reported in the order of the steps, as if they ran one by one. */
-    if (tsync_trace_open(&trace, input, NULL, ctx))
+    if (tsync__trace_open_unmatched(&trace, &match, input, NULL, ctx))
         goto fail;
-    if (!(raw = raw_view(trace)))
+    if (!(raw = raw_view(trace))) {
+        tsync__match_input_free(&match);
         goto oom;
-    check_start(&job, trace, raw, &co);
+    }
     presync = o->presync;
-    step = presync ? tsync__clc_presync_new(&pre, &mapped, &records, trace, raw, ctx) : TSYNC_OK;
-    first = check_wait(&job, &failed);
-    if (mapped)
-        r.recorded = first;
-    else
-        r.before = first;
+    if (presync)
+        job_start(&pj, trace, raw, NULL, NULL);
+    if (tsync__trace_match(trace, &match, ctx))
+        goto fail;
+    job_start(&c1, trace, raw, &co, presync ? &pj : NULL);
+    if (presync && job_wait(&pj, &(int){ 1 })) {
+        job_wait(&c1, &failed); /* the check of the recorded times comes first */
+        job_wait(&pj, &failed);
+        goto out;
+    }
+    in = pj.pre ? pj.pre : raw;
+    mapped = pj.mapped;
+    o->presync = 0;
+    step = tsync__clc_run_new(&r.clc, &tl, trace, in, o, ctx);
+    o->presync = presync;
+    if (job_wait(&c1, &failed) == 0) {
+        *(mapped ? &r.recorded : &r.before) = c1.report;
+        if (mapped)
+            r.before = c1.report2;
+        c1.report = c1.report2 = NULL;
+    }
+    job_free(&c1);
     if (failed)
         goto out;
     if (step)
         goto fail;
-    in = pre ? pre : raw;
-    if (mapped)
-        check_start(&job, trace, in, &co);
-    o->presync = 0;
-    step = tsync__clc_run_new(&r.clc, &tl, trace, in, o, ctx);
-    o->presync = presync;
-    if (mapped && !(r.before = check_wait(&job, &failed)))
-        goto out;
-    tsync_timeline_free(pre);
-    pre = NULL;
-    if (step)
-        goto fail;
     r.clc->presync = presync;
     r.clc->presync_locations = mapped;
-    r.clc->offset_records = records;
-    check_start(&job, trace, tl, &co);
+    r.clc->offset_records = pj.records;
+    job_free(&pj);              /* the pre-synchronized times are no longer needed */
+    job_start(&c1, trace, tl, &co, NULL);
     step = tsync_trace_write(trace, tl, outdir, ctx);
-    if (!(r.after = check_wait(&job, &failed)))
+    if (job_wait(&c1, &failed))
         goto out;
+    r.after = c1.report;
+    c1.report = NULL;
     if (step)
         goto fail;
 
@@ -330,9 +396,10 @@ oom:
 fail:
     rc = cli_fail(ctx, "clc");
 out:
+    job_free(&c1);
+    job_free(&pj);
     free(text);
     report_free(&r);
-    tsync_timeline_free(pre);
     tsync_timeline_free(tl);
     raw_view_free(raw);
     tsync_trace_free(trace);
@@ -349,10 +416,11 @@ int cmd_clc(int argc, char **argv)
         { "delta", required_argument, NULL, 'd' },      { "passes", required_argument, NULL, 'p' },
         { "threshold", required_argument, NULL, 't' },  { "slope", required_argument, NULL, 's' },
         { "json", no_argument, NULL, 'j' },             { "quiet", no_argument, NULL, 'q' },
-        { NULL, 0, NULL, 0 }
+        { "threads", required_argument, NULL, 'T' },    { NULL, 0, NULL, 0 }
     };
     tsync_clc_opts o = TSYNC_CLC_OPTS_INIT;
     const char *outdir = NULL, *report = NULL, *latency = NULL;
+    unsigned threads = 0;
     int json = 0, quiet = 0, c;
     double v = 0;
 
@@ -380,16 +448,21 @@ int cmd_clc(int argc, char **argv)
             break;
         case 'd':
         case 'p':
-            if (parse_number(c == 'd' ? "--delta" : "--passes", optarg, &v))
+        case 'T': {
+            const char *name = c == 'd' ? "--delta" : c == 'p' ? "--passes" : "--threads";
+            if (parse_number(name, optarg, &v))
                 return EXIT_USAGE;
-            if (v < 0 || v > 1e9 || v != (double)(int64_t)v)
-                return cli_usage_error("clc", "%s: \"%s\" is not a whole number >= 0",
-                                       c == 'd' ? "--delta" : "--passes", optarg);
+            if (v < 0 || v > (c == 'T' ? 1024 : 1e9) || v != (double)(int64_t)v)
+                return cli_usage_error("clc", "%s: \"%s\" is not a whole number >= 0%s", name,
+                                       optarg, c == 'T' ? " and <= 1024" : "");
             if (c == 'd')
                 o.delta_ticks = (int64_t)v;
-            else
+            else if (c == 'p')
                 o.max_passes = (unsigned)v;
+            else
+                threads = (unsigned)v;
             break;
+        }
         default: return cli_usage_error("clc", "unknown option");
         }
     }
@@ -398,5 +471,5 @@ int cmd_clc(int argc, char **argv)
                                argc - optind);
     if (!outdir)
         return cli_usage_error("clc", "no output directory: add -o OUTDIR");
-    return run(argv[optind], outdir, report, json, latency, &o, quiet);
+    return run(argv[optind], outdir, report, json, latency, &o, threads, quiet);
 }

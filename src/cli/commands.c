@@ -175,7 +175,8 @@ const struct cli_command cli_commands[] = {
       "  tracesync simulate --scenario smoke -o sim/\n"
       "  tracesync eval sim/trace.otf2 sim/truth.otf2 --json\n" },
     { "clc", cmd_clc,
-      "clc INPUT -o OUTDIR [--report FILE.json] [--latency intra=T,inter=T] [--no-presync] [--json]",
+      "clc INPUT -o OUTDIR [--report FILE.json] [--latency intra=T,inter=T] [--no-presync] [--json] "
+      "[--threads N]",
       "remove remaining clock condition violations with the controlled logical clock",
       "Applies the controlled logical clock of Rabenseifner as extended to collectives by\n"
       "Becker et al. (2009): first the linear interpolation of the trace's ClockOffset\n"
@@ -200,12 +201,16 @@ const struct cli_command cli_commands[] = {
       "  --threshold X          error below which a pass is kept (default 0.01)\n"
       "  --delta TICKS          minimal distance of a location's events (default 1)\n"
       "  --slope X              amortization interval = jump / X (default 0.01)\n"
+      "  --threads N            threads that read and write the archive, each a location\n"
+      "                         at a time (default 0: one per processor); the output and\n"
+      "                         the report are the same for every N\n"
       "  -q, --quiet            no warnings or progress on stderr\n"
       "\n"
       "Exit status: 0 success, 2 usage or input error (nothing is written).\n"
       "\n"
       "Example:\n"
-      "  tracesync clc run/traces.otf2 -o corrected/ --report clc.json\n" },
+      "  tracesync clc run/traces.otf2 -o corrected/ --report clc.json\n"
+      "  tracesync clc run/traces.otf2 -o corrected/ --threads 1   # one thread reads and writes\n" },
 };
 
 const size_t cli_command_count = sizeof(cli_commands) / sizeof(cli_commands[0]);

@@ -37,12 +37,14 @@ static int domain_opts(const tsync_open_opts *opts, enum tsync_domain_rule *rule
     return TSYNC_OK;
 }
 
-int tsync_trace_open(tsync_trace **out, const char *path, const tsync_open_opts *opts, tsync_ctx *ctx)
+int tsync__trace_open_unmatched(tsync_trace **out, struct tsync_match_input *match,
+                                const char *path, const tsync_open_opts *opts, tsync_ctx *ctx)
 {
     struct tsync__domain_file df, *dfp = NULL;
     enum tsync_domain_rule rule;
     const char *file;
     int rc;
+    memset(match, 0, sizeof(*match));
     tsync__clear(ctx);
     if ((rc = domain_opts(opts, &rule, &file, ctx)))
         return rc;
@@ -53,10 +55,33 @@ int tsync_trace_open(tsync_trace **out, const char *path, const tsync_open_opts 
         dfp = &df;
     }
     if (ends_with(path, ".csv"))
-        rc = tsync__csv_open(out, path, dfp, ctx);
+        rc = tsync__csv_open(out, path, dfp, ctx); /* matched as it is read */
     else
-        rc = tsync__otf2_open(out, path, rule, dfp, ctx);
+        rc = tsync__otf2_open(out, match, path, rule, dfp, ctx);
     tsync__domain_file_free(dfp);
+    return rc;
+}
+
+int tsync__trace_match(tsync_trace *t, struct tsync_match_input *match, tsync_ctx *ctx)
+{
+    int rc = TSYNC_OK;
+    if (match->n_sends || match->n_recvs)
+        rc = tsync__match_p2p(t, match, ctx);
+    if (rc == TSYNC_OK && match->n_colls)
+        rc = tsync__match_collectives(t, match, ctx);
+    tsync__match_input_free(match);
+    return rc;
+}
+
+int tsync_trace_open(tsync_trace **out, const char *path, const tsync_open_opts *opts, tsync_ctx *ctx)
+{
+    struct tsync_match_input match;
+    tsync_trace *t;
+    int rc = tsync__trace_open_unmatched(&t, &match, path, opts, ctx);
+    if (rc == TSYNC_OK && (rc = tsync__trace_match(t, &match, ctx)))
+        tsync_trace_free(t);
+    if (rc == TSYNC_OK)
+        *out = t;
     return rc;
 }
 

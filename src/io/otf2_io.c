@@ -6,11 +6,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <otf2/OTF2_Pthread_Locks.h>
+
 #include "io/otf2_io.h"
 #include "util/vec.h"
 #include "util/ctx.h"
 
-static char last_error[512];
+/* Per thread: readers and writers may fail on several threads at once. */
+static _Thread_local char last_error[512];
 
 OTF2_ErrorCode tsync__otf2_quiet_errors(void *ud, const char *file, uint64_t line,
                                         const char *function, OTF2_ErrorCode code,
@@ -22,6 +25,16 @@ OTF2_ErrorCode tsync__otf2_quiet_errors(void *ud, const char *file, uint64_t lin
 }
 
 const char *tsync__otf2_last_error(void) { return last_error; }
+
+OTF2_ErrorCode tsync__otf2_reader_threads(OTF2_Reader *reader)
+{
+    return OTF2_Pthread_Reader_SetLockingCallbacks(reader, NULL);
+}
+
+OTF2_ErrorCode tsync__otf2_archive_threads(OTF2_Archive *archive)
+{
+    return OTF2_Pthread_Archive_SetLockingCallbacks(archive, NULL);
+}
 
 int tsync__otf2_check_anchor(const char *path, tsync_ctx *ctx)
 {

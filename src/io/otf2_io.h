@@ -15,12 +15,18 @@ int tsync__otf2_check_anchor(const char *path, tsync_ctx *ctx);
 int tsync__otf2_split_anchor(const char *path, char **dir, char **name, tsync_ctx *ctx);
 
 /* libotf2's error callback: keeps libotf2 from printing to stderr and remembers
- * its last message, which tsync__otf2_last_error returns. libotf2 has one error
- * callback per process. */
+ * its last message on this thread, which tsync__otf2_last_error returns. libotf2
+ * has one error callback per process. */
 OTF2_ErrorCode tsync__otf2_quiet_errors(void *ud, const char *file, uint64_t line,
                                         const char *function, OTF2_ErrorCode code,
                                         const char *fmt, va_list va);
 const char *tsync__otf2_last_error(void);
+
+/* Lets several threads use one reader or archive, each with readers or writers of
+ * its own locations (libotf2's Pthread locks). Call once, before the threads
+ * start. Returns libotf2's error code. */
+OTF2_ErrorCode tsync__otf2_reader_threads(OTF2_Reader *reader);
+OTF2_ErrorCode tsync__otf2_archive_threads(OTF2_Archive *archive);
 
 /* Sets up a new archive for writing: bounded memory per event writer, flushes to
  * the files without BufferFlush records, serial collectives. */

@@ -5,10 +5,12 @@
  * groups (how ranks in a communicator map to locations). Then every location's own
  * definitions (ClockOffset records) and events are read with a per-location reader,
  * with libotf2's clock offset correction switched off so that the model keeps the
- * raw timestamps. Each event gets 8 bytes of time and 1 byte of kind; MPI events
- * also leave a record for matching (match/).
+ * raw timestamps, by as many threads as the context allows (see "events" below).
+ * Each event gets 8 bytes of time and 1 byte of kind; MPI events also leave a
+ * record for matching (match/).
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 #include "trace/trace.h"
 #include "util/ctx.h"
 #include "util/vec.h"
+#include "util/workers.h"
 
 /* Definitions as read, looked up by reference after the global pass. */
 struct def_string { uint64_t ref; char *s; };
@@ -48,15 +51,6 @@ struct read_state {
     struct def_location *locs; size_t n_locs, cap_locs;
     struct def_group *groups; size_t n_groups, cap_groups;
     struct def_comm *comms; size_t n_comms, cap_comms;
-
-    /* The location being read. */
-    tsync_loc cur;
-    size_t cap_events;
-    uint64_t coll_begin;        /* index of the open MpiCollectiveBegin, or UINT64_MAX */
-    struct pending_irecv *irecvs; size_t n_irecvs, cap_irecvs;
-    size_t cap_offsets;
-
-    struct tsync_match_input match;
 };
 
 /* ---- definitions ------------------------------------------------------- */
@@ -395,41 +389,90 @@ static int read_global_defs(struct read_state *st, OTF2_Reader *reader)
     return TSYNC_OK;
 }
 
-/* ---- events ------------------------------------------------------------ */
+/* ---- events ------------------------------------------------------------
+ *
+ * Locations are read by one or more workers (tsync__threads), each a contiguous
+ * range of locations in order. What a worker adds besides its locations' events
+ * (matching records, ClockOffset records, counts, warnings) stays with it until
+ * every worker is done, and is then appended in location order: the trace is the
+ * same whatever the number of workers and however they were scheduled. Worker 0
+ * runs on the calling thread with the caller's context; the others record errors
+ * and warnings in contexts of their own.
+ */
 
-static int push_event(struct read_state *st, OTF2_TimeStamp time, uint8_t kind)
+struct evt_state {
+    struct tsync_trace *t;
+    const char *path;
+    tsync_ctx *ctx;
+    OTF2_Reader *reader;
+    OTF2_EvtReaderCallbacks *ecb;
+    OTF2_DefReaderCallbacks *dcb;
+    const struct def_location *defs; /* the location definitions (event count hints) */
+    tsync_loc first, end;            /* this worker's locations */
+    _Atomic tsync_loc *stop;         /* the first location that failed, shared */
+    int failed;                      /* an error was recorded in ctx */
+    int rc;                          /* this worker's result */
+
+    /* The location being read. */
+    tsync_loc cur;
+    size_t cap_events;
+    uint64_t coll_begin;        /* index of the open MpiCollectiveBegin, or UINT64_MAX */
+    struct pending_irecv *irecvs; size_t n_irecvs, cap_irecvs;
+
+    /* What the worker's locations add, in their order. */
+    struct tsync_match_input match;
+    struct tsync_clock_offset *offsets; size_t n_offsets, cap_offsets;
+    uint64_t unmatched_sends, unmatched_recvs;
+    char **warnings; size_t n_warnings, cap_warnings; /* with a context of its own */
+};
+
+static OTF2_CallbackCode evt_oom(struct evt_state *es)
 {
-    struct tsync_location *l = &st->t->locations[st->cur];
-    size_t cap = st->cap_events;
+    es->failed = 1;
+    tsync__oom(es->ctx);
+    return OTF2_CALLBACK_INTERRUPT;
+}
+
+/* Room for one more event in both arrays of the location. */
+static int grow_events(struct evt_state *es, struct tsync_location *l)
+{
+    size_t cap = es->cap_events;
+    if (tsync__reserve((void **)&l->time, &cap, l->n_events + 1, sizeof(*l->time)) ||
+        tsync__reserve((void **)&l->kind, &es->cap_events, l->n_events + 1, sizeof(*l->kind))) {
+        evt_oom(es);
+        return -1;
+    }
+    return 0;
+}
+
+static int push_event(struct evt_state *es, OTF2_TimeStamp time, uint8_t kind)
+{
+    struct tsync_location *l = &es->t->locations[es->cur];
     tsync_time tt = (tsync_time)time;
     if (time > (OTF2_TimeStamp)INT64_MAX) {
-        st->failed = 1;
-        tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: location %llu (%s): event %llu: timestamp %llu "
-                    "is out of range", st->path, (unsigned long long)l->ref, l->name,
+        es->failed = 1;
+        tsync__fail(es->ctx, TSYNC_EFORMAT, "%s: location %llu (%s): event %llu: timestamp %llu "
+                    "is out of range", es->path, (unsigned long long)l->ref, l->name,
                     (unsigned long long)l->n_events, (unsigned long long)time);
         return -1;
     }
     if (l->n_events && tt < l->time[l->n_events - 1]) {
-        st->failed = 1;
-        tsync__fail(st->ctx, TSYNC_EINCONSISTENT,
+        es->failed = 1;
+        tsync__fail(es->ctx, TSYNC_EINCONSISTENT,
                     "%s: location %llu (%s): event %llu at %lld ticks is earlier than event %llu "
                     "at %lld ticks; a location's timestamps must not go backward",
-                    st->path, (unsigned long long)l->ref, l->name, (unsigned long long)l->n_events,
+                    es->path, (unsigned long long)l->ref, l->name, (unsigned long long)l->n_events,
                     (long long)tt, (unsigned long long)(l->n_events - 1),
                     (long long)l->time[l->n_events - 1]);
         return -1;
     }
-    if (tsync__reserve((void **)&l->time, &cap, l->n_events + 1, sizeof(*l->time)) ||
-        tsync__reserve((void **)&l->kind, &st->cap_events, l->n_events + 1, sizeof(*l->kind))) {
-        st->failed = 1;
-        tsync__oom(st->ctx);
+    if (l->n_events == es->cap_events && grow_events(es, l))
         return -1;
-    }
     l->time[l->n_events] = tt;
     l->kind[l->n_events] = kind;
     l->n_events++;
     if ((l->n_events & 0xFFFFF) == 0)
-        tsync__progress(st->ctx, "reading events", l->n_events, 0);
+        tsync__progress(es->ctx, "reading events", l->n_events, 0);
     return 0;
 }
 
@@ -450,57 +493,52 @@ static uint32_t comm_index(const struct tsync_trace *t, OTF2_CommRef ref)
 }
 
 /* The location of rank `rank` of communicator `comm`, or TSYNC_NONE. */
-static tsync_loc peer_location(const struct read_state *st, uint32_t comm, uint32_t rank)
+static tsync_loc peer_location(const struct evt_state *es, uint32_t comm, uint32_t rank)
 {
-    const struct tsync_trace *t = st->t;
+    const struct tsync_trace *t = es->t;
     uint32_t world = rank;
     if (comm != TSYNC_NONE && t->comms[comm].world_rank) {
         if (rank >= t->comms[comm].size)
             return TSYNC_NONE;
         world = t->comms[comm].world_rank[rank];
     } else if (comm != TSYNC_NONE && t->comms[comm].size == 1) {
-        return rank == 0 ? st->cur : TSYNC_NONE;
+        return rank == 0 ? es->cur : TSYNC_NONE;
     }
     return world < t->n_ranks ? t->rank_loc[world] : TSYNC_NONE;
 }
 
-static OTF2_CallbackCode p2p(struct read_state *st, OTF2_TimeStamp time, int is_send, uint32_t peer,
+static OTF2_CallbackCode p2p(struct evt_state *es, OTF2_TimeStamp time, int is_send, uint32_t peer,
                              OTF2_CommRef comm_ref, uint32_t tag, uint64_t order_or_max)
 {
-    struct tsync_location *l = &st->t->locations[st->cur];
-    uint32_t comm = comm_index(st->t, comm_ref);
-    tsync_loc other = peer_location(st, comm, peer);
+    struct tsync_location *l = &es->t->locations[es->cur];
+    uint32_t comm = comm_index(es->t, comm_ref);
+    tsync_loc other = peer_location(es, comm, peer);
     struct tsync_p2p_rec r;
     int err;
-    if (push_event(st, time, is_send ? TSYNC_EV_SEND : TSYNC_EV_RECV))
+    if (push_event(es, time, is_send ? TSYNC_EV_SEND : TSYNC_EV_RECV))
         return OTF2_CALLBACK_INTERRUPT;
     if (other == TSYNC_NONE) {
         if (is_send)
-            st->t->unmatched_sends++;
+            es->unmatched_sends++;
         else
-            st->t->unmatched_recvs++;
-        tsync__warn(st->ctx, "%s: location %llu (%s): event %llu: %s rank %u of communicator %llu "
-                    "is not a known location; the message is left unmatched", st->path,
+            es->unmatched_recvs++;
+        tsync__warn(es->ctx, "%s: location %llu (%s): event %llu: %s rank %u of communicator %llu "
+                    "is not a known location; the message is left unmatched", es->path,
                     (unsigned long long)l->ref, l->name, (unsigned long long)(l->n_events - 1),
                     is_send ? "receiver" : "sender", peer, (unsigned long long)comm_ref);
         return OTF2_CALLBACK_SUCCESS;
     }
     r.comm = comm;
-    r.sender = is_send ? st->cur : other;
-    r.receiver = is_send ? other : st->cur;
+    r.sender = is_send ? es->cur : other;
+    r.receiver = is_send ? other : es->cur;
     r.tag = tag;
     r.idx = l->n_events - 1;
     r.order = order_or_max == UINT64_MAX ? r.idx : order_or_max;
     if (is_send)
-        err = TSYNC_PUSH(st->match.sends, st->match.n_sends, st->match.cap_sends, r);
+        err = TSYNC_PUSH(es->match.sends, es->match.n_sends, es->match.cap_sends, r);
     else
-        err = TSYNC_PUSH(st->match.recvs, st->match.n_recvs, st->match.cap_recvs, r);
-    if (err) {
-        st->failed = 1;
-        tsync__oom(st->ctx);
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    return OTF2_CALLBACK_SUCCESS;
+        err = TSYNC_PUSH(es->match.recvs, es->match.n_recvs, es->match.cap_recvs, r);
+    return err ? evt_oom(es) : OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode on_send(OTF2_LocationRef loc, OTF2_TimeStamp time, uint64_t pos, void *ud,
@@ -529,18 +567,15 @@ static OTF2_CallbackCode on_isend_complete(OTF2_LocationRef loc, OTF2_TimeStamp 
 static OTF2_CallbackCode on_irecv_request(OTF2_LocationRef loc, OTF2_TimeStamp time, uint64_t pos,
                                           void *ud, OTF2_AttributeList *a, uint64_t request)
 {
-    struct read_state *st = ud;
+    struct evt_state *es = ud;
     struct pending_irecv p;
     (void)loc, (void)pos, (void)a;
-    if (push_event(st, time, TSYNC_EV_RECV_POST))
+    if (push_event(es, time, TSYNC_EV_RECV_POST))
         return OTF2_CALLBACK_INTERRUPT;
     p.request = request;
-    p.idx = st->t->locations[st->cur].n_events - 1;
-    if (TSYNC_PUSH(st->irecvs, st->n_irecvs, st->cap_irecvs, p)) {
-        st->failed = 1;
-        tsync__oom(st->ctx);
-        return OTF2_CALLBACK_INTERRUPT;
-    }
+    p.idx = es->t->locations[es->cur].n_events - 1;
+    if (TSYNC_PUSH(es->irecvs, es->n_irecvs, es->cap_irecvs, p))
+        return evt_oom(es);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -558,27 +593,27 @@ static OTF2_CallbackCode on_irecv(OTF2_LocationRef loc, OTF2_TimeStamp time, uin
                                   OTF2_AttributeList *a, uint32_t sender, OTF2_CommRef comm,
                                   uint32_t tag, uint64_t len, uint64_t request)
 {
-    struct read_state *st = ud;
+    struct evt_state *es = ud;
     uint64_t order = UINT64_MAX;
     (void)loc, (void)pos, (void)a, (void)len;
-    for (size_t i = 0; i < st->n_irecvs; i++) {
-        if (st->irecvs[i].request == request) {
-            order = st->irecvs[i].idx;
-            st->irecvs[i] = st->irecvs[--st->n_irecvs];
+    for (size_t i = 0; i < es->n_irecvs; i++) {
+        if (es->irecvs[i].request == request) {
+            order = es->irecvs[i].idx;
+            es->irecvs[i] = es->irecvs[--es->n_irecvs];
             break;
         }
     }
-    return p2p(st, time, 0, sender, comm, tag, order);
+    return p2p(es, time, 0, sender, comm, tag, order);
 }
 
 static OTF2_CallbackCode on_coll_begin(OTF2_LocationRef loc, OTF2_TimeStamp time, uint64_t pos,
                                        void *ud, OTF2_AttributeList *a)
 {
-    struct read_state *st = ud;
+    struct evt_state *es = ud;
     (void)loc, (void)pos, (void)a;
-    if (push_event(st, time, TSYNC_EV_COLL_BEGIN))
+    if (push_event(es, time, TSYNC_EV_COLL_BEGIN))
         return OTF2_CALLBACK_INTERRUPT;
-    st->coll_begin = st->t->locations[st->cur].n_events - 1;
+    es->coll_begin = es->t->locations[es->cur].n_events - 1;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -587,105 +622,199 @@ static OTF2_CallbackCode on_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp time, 
                                      OTF2_CommRef comm, uint32_t root, uint64_t sent,
                                      uint64_t received)
 {
-    struct read_state *st = ud;
+    struct evt_state *es = ud;
     struct tsync_coll_rec r;
     (void)loc, (void)pos, (void)a;
-    if (push_event(st, time, TSYNC_EV_COLL_END))
+    if (push_event(es, time, TSYNC_EV_COLL_END))
         return OTF2_CALLBACK_INTERRUPT;
-    r.comm = comm_index(st->t, comm);
-    r.loc = st->cur;
+    r.comm = comm_index(es->t, comm);
+    r.loc = es->cur;
     r.op = op;
     r.root = root == OTF2_UNDEFINED_UINT32 ? TSYNC_NONE : root;
-    r.end_idx = st->t->locations[st->cur].n_events - 1;
-    r.begin_idx = st->coll_begin == UINT64_MAX ? r.end_idx : st->coll_begin;
+    r.end_idx = es->t->locations[es->cur].n_events - 1;
+    r.begin_idx = es->coll_begin == UINT64_MAX ? r.end_idx : es->coll_begin;
     r.sent = sent;
     r.received = received;
-    st->coll_begin = UINT64_MAX;
+    es->coll_begin = UINT64_MAX;
     if (r.comm == TSYNC_NONE) {
-        tsync__warn(st->ctx, "%s: location %llu: event %llu: collective on undefined communicator "
-                    "%llu is ignored", st->path, (unsigned long long)st->t->locations[st->cur].ref,
+        tsync__warn(es->ctx, "%s: location %llu: event %llu: collective on undefined communicator "
+                    "%llu is ignored", es->path, (unsigned long long)es->t->locations[es->cur].ref,
                     (unsigned long long)r.end_idx, (unsigned long long)comm);
         return OTF2_CALLBACK_SUCCESS;
     }
-    if (TSYNC_PUSH(st->match.colls, st->match.n_colls, st->match.cap_colls, r)) {
-        st->failed = 1;
-        tsync__oom(st->ctx);
-        return OTF2_CALLBACK_INTERRUPT;
-    }
+    if (TSYNC_PUSH(es->match.colls, es->match.n_colls, es->match.cap_colls, r))
+        return evt_oom(es);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode on_clock_offset(void *ud, OTF2_TimeStamp time, int64_t offset, double sd)
 {
-    struct read_state *st = ud;
-    struct tsync_clock_offset o = { st->cur, (tsync_time)time, offset, sd };
-    if (TSYNC_PUSH(st->t->offsets, st->t->n_offsets, st->cap_offsets, o)) {
-        st->failed = 1;
-        tsync__oom(st->ctx);
-        return OTF2_CALLBACK_INTERRUPT;
-    }
+    struct evt_state *es = ud;
+    struct tsync_clock_offset o = { es->cur, (tsync_time)time, offset, sd };
+    if (TSYNC_PUSH(es->offsets, es->n_offsets, es->cap_offsets, o))
+        return evt_oom(es);
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static int read_location(struct read_state *st, OTF2_Reader *reader, OTF2_EvtReaderCallbacks *ecb,
-                         OTF2_DefReaderCallbacks *dcb, tsync_loc loc)
+static int read_location(struct evt_state *es, tsync_loc loc)
 {
-    struct tsync_location *l = &st->t->locations[loc];
+    struct tsync_location *l = &es->t->locations[loc];
+    OTF2_Reader *reader = es->reader;
     OTF2_DefReader *dr;
     OTF2_EvtReader *er;
     uint64_t n = 0;
     OTF2_ErrorCode e;
-    size_t hint = st->locs[loc].n_events;
+    size_t hint = es->defs[loc].n_events;
 
-    st->cur = loc;
-    st->coll_begin = UINT64_MAX;
-    st->n_irecvs = 0;
+    es->cur = loc;
+    es->coll_begin = UINT64_MAX;
+    es->n_irecvs = 0;
     /* The definition's event count is a hint only: some writers get it wrong. */
-    st->cap_events = 0;
+    es->cap_events = 0;
     if (hint > 0 && hint < ((size_t)1 << 26)) {
         size_t cap = 0;
         if (tsync__reserve((void **)&l->time, &cap, hint, sizeof(*l->time)) ||
-            tsync__reserve((void **)&l->kind, &st->cap_events, hint, sizeof(*l->kind)))
-            return tsync__oom(st->ctx);
+            tsync__reserve((void **)&l->kind, &es->cap_events, hint, sizeof(*l->kind)))
+            return tsync__oom(es->ctx);
     }
 
     dr = OTF2_Reader_GetDefReader(reader, l->ref);
     if (dr) {
-        OTF2_Reader_RegisterDefCallbacks(reader, dr, dcb, st);
+        OTF2_Reader_RegisterDefCallbacks(reader, dr, es->dcb, es);
         e = OTF2_Reader_ReadAllLocalDefinitions(reader, dr, &n);
         OTF2_Reader_CloseDefReader(reader, dr);
-        if (st->failed)
-            return tsync_ctx_error_code(st->ctx);
+        if (es->failed)
+            return tsync_ctx_error_code(es->ctx);
         if (e != OTF2_SUCCESS)
-            return tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: location %llu (%s): local definitions "
-                               "are corrupt after %llu records: %s", st->path,
+            return tsync__fail(es->ctx, TSYNC_EFORMAT, "%s: location %llu (%s): local definitions "
+                               "are corrupt after %llu records: %s", es->path,
                                (unsigned long long)l->ref, l->name, (unsigned long long)n,
                                OTF2_Error_GetName(e));
     }
     er = OTF2_Reader_GetEvtReader(reader, l->ref);
     if (!er)
-        return tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: location %llu (%s): cannot open its events",
-                           st->path, (unsigned long long)l->ref, l->name);
+        return tsync__fail(es->ctx, TSYNC_EFORMAT, "%s: location %llu (%s): cannot open its events",
+                           es->path, (unsigned long long)l->ref, l->name);
     OTF2_EvtReader_ApplyClockOffsets(er, false); /* keep raw times; offsets are data */
-    OTF2_Reader_RegisterEvtCallbacks(reader, er, ecb, st);
+    OTF2_Reader_RegisterEvtCallbacks(reader, er, es->ecb, es);
     n = 0;
     e = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
     OTF2_Reader_CloseEvtReader(reader, er);
-    if (st->failed)
-        return tsync_ctx_error_code(st->ctx);
+    if (es->failed)
+        return tsync_ctx_error_code(es->ctx);
     if (e != OTF2_SUCCESS)
-        return tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: location %llu (%s): event %llu: the event "
-                           "file is truncated or corrupt: %s", st->path, (unsigned long long)l->ref,
+        return tsync__fail(es->ctx, TSYNC_EFORMAT, "%s: location %llu (%s): event %llu: the event "
+                           "file is truncated or corrupt: %s", es->path, (unsigned long long)l->ref,
                            l->name, (unsigned long long)l->n_events, OTF2_Error_GetName(e));
     return TSYNC_OK;
 }
 
-static int read_events(struct read_state *st, OTF2_Reader *reader)
+/* A worker's warnings, kept until the workers before it have passed theirs on. */
+static void keep_warning(enum tsync_log_level level, const char *message, void *payload)
+{
+    struct evt_state *es = payload;
+    char *s = strdup(message);
+    (void)level;
+    if (!s || TSYNC_PUSH(es->warnings, es->n_warnings, es->cap_warnings, s))
+        free(s); /* a warning lost for want of memory; the reading goes on */
+}
+
+/* Reads the worker's locations in order; stops at its first error, or before a
+ * location after one that failed elsewhere. */
+static void read_worker(void *arg, unsigned w)
+{
+    struct evt_state *es = (struct evt_state *)arg + w;
+    for (tsync_loc i = es->first; i < es->end && es->rc == TSYNC_OK && i < *es->stop; i++) {
+        tsync_loc stop = *es->stop;
+        if ((es->rc = read_location(es, i)))
+            while (i < stop && !atomic_compare_exchange_weak(es->stop, &stop, i))
+                ;
+    }
+}
+
+/* Splits the locations into n contiguous ranges of about as many events each
+ * (by the definitions' counts; every location counts at least one). */
+static void split_locations(struct evt_state *es, unsigned n, const struct read_state *st)
+{
+    uint64_t total = 0, sum = 0;
+    tsync_loc i = 0;
+    for (size_t k = 0; k < st->n_locs; k++)
+        total += st->locs[k].n_events + 1;
+    for (unsigned w = 0; w < n; w++) {
+        es[w].first = i;
+        if (w + 1 == n) {
+            i = (tsync_loc)st->n_locs;
+        } else {
+            double share = (double)total * (w + 1) / n;
+            while (i < st->n_locs && (double)sum < share && st->n_locs - i > n - 1 - w)
+                sum += st->locs[i++].n_events + 1;
+        }
+        es[w].end = i;
+    }
+}
+
+/* Appends src[0..n) to *dst (*n_dst elements, capacity *cap); frees src. */
+static int append(void **dst, size_t *n_dst, size_t *cap, void *src, size_t n, size_t size)
+{
+    int rc = 0;
+    if (n && !(rc = tsync__reserve(dst, cap, *n_dst + n, size))) {
+        memcpy((char *)*dst + *n_dst * size, src, n * size);
+        *n_dst += n;
+    }
+    free(src);
+    return rc;
+}
+
+#define APPEND(dst, n_dst, cap, src, n)                                                      \
+    append((void **)&(dst), &(n_dst), &(cap), (src), (n), sizeof(*(dst)))
+
+/* Worker w's results into worker 0's (warnings passed on, the rest appended);
+ * returns 0 or TSYNC_ENOMEM. */
+static int merge_worker(struct evt_state *es, unsigned w)
+{
+    struct evt_state *to = &es[0], *from = &es[w];
+    int rc = 0;
+    for (size_t k = 0; k < from->n_warnings; k++)
+        tsync__warn(to->ctx, "%s", from->warnings[k]);
+    rc |= APPEND(to->match.sends, to->match.n_sends, to->match.cap_sends, from->match.sends,
+                 from->match.n_sends);
+    rc |= APPEND(to->match.recvs, to->match.n_recvs, to->match.cap_recvs, from->match.recvs,
+                 from->match.n_recvs);
+    rc |= APPEND(to->match.colls, to->match.n_colls, to->match.cap_colls, from->match.colls,
+                 from->match.n_colls);
+    rc |= APPEND(to->offsets, to->n_offsets, to->cap_offsets, from->offsets, from->n_offsets);
+    memset(&from->match, 0, sizeof(from->match));
+    from->offsets = NULL;
+    to->unmatched_sends += from->unmatched_sends;
+    to->unmatched_recvs += from->unmatched_recvs;
+    return rc ? tsync__oom(to->ctx) : TSYNC_OK;
+}
+
+static void worker_free(struct evt_state *es)
+{
+    for (size_t k = 0; k < es->n_warnings; k++)
+        free(es->warnings[k]);
+    free(es->warnings);
+    free(es->irecvs);
+    free(es->offsets);
+    tsync__match_input_free(&es->match);
+}
+
+/* Reads every location's definitions and events; on success *match holds the
+ * matching records of all locations in location order. */
+static int read_events(struct read_state *st, OTF2_Reader *reader, struct tsync_match_input *match)
 {
     OTF2_EvtReaderCallbacks *ecb = OTF2_EvtReaderCallbacks_New();
     OTF2_DefReaderCallbacks *dcb = OTF2_DefReaderCallbacks_New();
+    unsigned n = tsync__threads(st->ctx), w;
+    _Atomic tsync_loc stop = st->t->n_locations;
+    struct evt_state *es;
     int rc = TSYNC_OK;
-    if (!ecb || !dcb) {
+
+    if (n > st->t->n_locations)
+        n = st->t->n_locations;
+    es = calloc(n, sizeof(*es));
+    if (!ecb || !dcb || !es) {
         rc = tsync__oom(st->ctx);
         goto out;
     }
@@ -700,6 +829,8 @@ static int read_events(struct read_state *st, OTF2_Reader *reader)
     OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(ecb, on_coll_end);
     OTF2_DefReaderCallbacks_SetClockOffsetCallback(dcb, on_clock_offset);
 
+    if (n > 1 && tsync__otf2_reader_threads(reader) != OTF2_SUCCESS)
+        n = 1;
     for (uint32_t i = 0; i < st->t->n_locations; i++)
         OTF2_Reader_SelectLocation(reader, st->t->locations[i].ref);
     if (OTF2_Reader_OpenDefFiles(reader) != OTF2_SUCCESS ||
@@ -707,11 +838,52 @@ static int read_events(struct read_state *st, OTF2_Reader *reader)
         rc = tsync__fail(st->ctx, TSYNC_EIO, "%s: cannot open the event files", st->path);
         goto out;
     }
-    for (uint32_t i = 0; i < st->t->n_locations && rc == TSYNC_OK; i++)
-        rc = read_location(st, reader, ecb, dcb, i);
+    split_locations(es, n, st);
+    for (w = 0; w < n; w++) {
+        es[w].t = st->t;
+        es[w].path = st->path;
+        es[w].reader = reader;
+        es[w].ecb = ecb;
+        es[w].dcb = dcb;
+        es[w].defs = st->locs;
+        es[w].stop = &stop;
+        es[w].ctx = st->ctx;
+        if (w && tsync_ctx_new(&es[w].ctx)) {
+            es[w].ctx = NULL;
+            n = w; /* fewer workers: the last takes the rest */
+            es[n - 1].end = st->t->n_locations;
+            break;
+        }
+        if (w)
+            tsync_ctx_set_log(es[w].ctx, keep_warning, &es[w]);
+    }
+    tsync__run_workers(n, read_worker, es);
     OTF2_Reader_CloseDefFiles(reader);
     OTF2_Reader_CloseEvtFiles(reader);
+
+    /* As if read one after the other: results up to the first failure. */
+    rc = es[0].rc;
+    for (w = 1; w < n && rc == TSYNC_OK; w++) {
+        rc = merge_worker(es, w);
+        if (rc == TSYNC_OK && es[w].rc)
+            rc = tsync__fail(st->ctx, es[w].rc, "%s", tsync_ctx_error(es[w].ctx));
+    }
+    if (rc == TSYNC_OK) {
+        *match = es[0].match;
+        memset(&es[0].match, 0, sizeof(es[0].match));
+        st->t->offsets = es[0].offsets;
+        st->t->n_offsets = es[0].n_offsets;
+        es[0].offsets = NULL;
+        st->t->unmatched_sends += es[0].unmatched_sends;
+        st->t->unmatched_recvs += es[0].unmatched_recvs;
+    }
 out:
+    for (w = 0; es && w < n; w++) {
+        worker_free(&es[w]);
+        if (w)
+            tsync_ctx_free(es[w].ctx);
+    }
+    free(es);
     OTF2_EvtReaderCallbacks_Delete(ecb);
     OTF2_DefReaderCallbacks_Delete(dcb);
     return rc;
@@ -729,18 +901,17 @@ static void state_free(struct read_state *st)
     free(st->locs);
     free(st->groups);
     free(st->comms);
-    free(st->irecvs);
-    tsync__match_input_free(&st->match);
 }
 
-int tsync__otf2_open(tsync_trace **out, const char *path, enum tsync_domain_rule rule,
-                     const struct tsync__domain_file *df, tsync_ctx *ctx)
+int tsync__otf2_open(tsync_trace **out, struct tsync_match_input *match, const char *path,
+                     enum tsync_domain_rule rule, const struct tsync__domain_file *df, tsync_ctx *ctx)
 {
     struct read_state st;
     OTF2_Reader *reader = NULL;
     int rc;
 
     memset(&st, 0, sizeof(st));
+    memset(match, 0, sizeof(*match));
     st.ctx = ctx;
     st.path = path;
     rc = tsync__otf2_check_anchor(path, ctx);
@@ -765,20 +936,16 @@ int tsync__otf2_open(tsync_trace **out, const char *path, enum tsync_domain_rule
     }
     if (df && (rc = tsync__domain_file_apply(st.t, df, ctx)))
         goto out;
-    if ((rc = read_events(&st, reader)))
+    if ((rc = read_events(&st, reader, match)))
         goto out;
-    if (tsync_trace_event_count(st.t) == 0) {
+    if (tsync_trace_event_count(st.t) == 0)
         rc = tsync__fail(ctx, TSYNC_EFORMAT, "%s: the trace has no events (empty trace)", path);
-        goto out;
-    }
-    if ((rc = tsync__match_p2p(st.t, &st.match, ctx)) ||
-        (rc = tsync__match_collectives(st.t, &st.match, ctx)))
-        goto out;
 out:
     if (reader)
         OTF2_Reader_Close(reader);
     state_free(&st);
     if (rc) {
+        tsync__match_input_free(match);
         tsync_trace_free(st.t);
         return rc;
     }

@@ -10,10 +10,17 @@
  * keeps them). Mapping tables are copied as they are and events are copied unmapped,
  * so ids stay what they were.
  *
+ * Locations are copied by as many threads as the context allows, each taking the
+ * next location not yet taken, with a reader and a writer of that location's own:
+ * every location's files are written by one thread, record by record as above, so
+ * the archive is the same whatever the number of threads. An error is the one of
+ * the first location that failed, as if they had been copied in order.
+ *
  * The archive is written into a fresh temporary directory inside OUTDIR and moved
  * into place only when complete, so that no reader ever sees half an archive.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,21 +37,35 @@
 #include "util/ctx.h"
 #include "util/fs.h"
 #include "util/str.h"
+#include "util/workers.h"
 
-/* The generated copy callbacks get &def as their user data; the callbacks that
- * replace records find the whole state from it. */
 struct write_state {
-    struct tsync_otf2_def_copy def;
     const struct tsync_trace *t;
     const struct tsync_timeline *tl;
     tsync_ctx *ctx;
     OTF2_Archive *archive;
+    OTF2_Reader *reader;
+    OTF2_EvtReaderCallbacks *ecb;
+    OTF2_DefReaderCallbacks *dcb;
     tsync_time t_min, t_max;
     int changed;              /* some timestamp differs from the raw one */
-    uint64_t dropped_offsets;
+    _Atomic tsync_loc next;   /* the next location to copy */
+    _Atomic tsync_loc stop;   /* the first location that failed */
+    _Atomic tsync_loc done;   /* locations copied, for progress */
 };
 
-#define STATE_OF(def_ptr) ((struct write_state *)((char *)(def_ptr) - offsetof(struct write_state, def)))
+/* What copies definitions: the generated copy callbacks get &def as their user
+ * data; the callbacks that replace records find the rest from it. Also one
+ * copying thread's state (a context of its own: contexts are not shared). */
+struct def_sink {
+    struct tsync_otf2_def_copy def;
+    struct write_state *w;
+    tsync_ctx *ctx;
+    int rc;                   /* the thread's first error, at location `failed` */
+    tsync_loc failed;
+};
+
+#define SINK_OF(def_ptr) ((struct def_sink *)((char *)(def_ptr) - offsetof(struct def_sink, def)))
 
 /* ClockProperties: same resolution and real-time anchor, the new time range. When
  * no timestamp changed, the record stays as it was (even if its writer got the
@@ -52,64 +73,71 @@ struct write_state {
 static OTF2_CallbackCode write_clock(void *ud, uint64_t resolution, uint64_t offset, uint64_t length,
                                      uint64_t realtime)
 {
-    struct write_state *w = STATE_OF(ud);
+    struct write_state *w = SINK_OF(ud)->w;
     if (w->changed) {
         offset = (uint64_t)w->t_min;
         length = (uint64_t)(w->t_max - w->t_min);
     }
-    return tsync__otf2_def_status(&w->def, OTF2_GlobalDefWriter_WriteClockProperties(
-        (OTF2_GlobalDefWriter *)w->def.writer, resolution, offset, length, realtime));
+    return tsync__otf2_def_status(ud, OTF2_GlobalDefWriter_WriteClockProperties(
+        (OTF2_GlobalDefWriter *)SINK_OF(ud)->def.writer, resolution, offset, length, realtime));
 }
 
 /* ClockOffset records are dropped from a corrected trace: its timestamps already
  * account for them, and a reader that applied them again would undo the work. */
 static OTF2_CallbackCode copy_clock_offset(void *ud, OTF2_TimeStamp time, int64_t offset, double sd)
 {
-    struct write_state *w = STATE_OF(ud);
-    if (!w->changed)
-        return tsync__otf2_def_status(&w->def, OTF2_DefWriter_WriteClockOffset(
-            (OTF2_DefWriter *)w->def.writer, time, offset, sd));
-    w->dropped_offsets++;
+    struct def_sink *d = SINK_OF(ud);
+    if (!d->w->changed)
+        return tsync__otf2_def_status(&d->def, OTF2_DefWriter_WriteClockOffset(
+            (OTF2_DefWriter *)d->def.writer, time, offset, sd));
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static int fail_otf2(struct write_state *w, const char *what, OTF2_ErrorCode e)
+/* A libotf2 error of location l, or of the archive as a whole (l NULL). */
+static int fail_otf2(const struct write_state *w, tsync_ctx *ctx, const struct tsync_location *l,
+                     const char *what, OTF2_ErrorCode e)
 {
-    return tsync__fail(w->ctx, TSYNC_EIO, "%s: writing the corrected archive: %s: %s (%s)",
+    if (l)
+        return tsync__fail(ctx, TSYNC_EIO, "%s: location %llu (%s): writing the corrected "
+                           "archive: %s: %s (%s)", w->t->path, (unsigned long long)l->ref,
+                           l->name, what, OTF2_Error_GetName(e), tsync__otf2_last_error());
+    return tsync__fail(ctx, TSYNC_EIO, "%s: writing the corrected archive: %s: %s (%s)",
                        w->t->path, what, OTF2_Error_GetName(e), tsync__otf2_last_error());
 }
 
-static int copy_global_defs(struct write_state *w, OTF2_Reader *reader)
+static int copy_global_defs(struct write_state *w)
 {
-    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(reader);
+    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(w->reader);
     OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+    struct def_sink d = { { NULL, OTF2_SUCCESS }, w, w->ctx, TSYNC_OK, 0 };
     uint64_t n = 0;
     OTF2_ErrorCode e;
     if (!cb)
         return tsync__oom(w->ctx);
-    w->def.writer = OTF2_Archive_GetGlobalDefWriter(w->archive);
-    w->def.error = OTF2_SUCCESS;
-    if (!gdr || !w->def.writer) {
+    d.def.writer = OTF2_Archive_GetGlobalDefWriter(w->archive);
+    if (!gdr || !d.def.writer) {
         OTF2_GlobalDefReaderCallbacks_Delete(cb);
         return tsync__fail(w->ctx, TSYNC_EIO, "%s: cannot copy the global definitions", w->t->path);
     }
     tsync__otf2_copy_global_defs(cb);
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, write_clock);
-    OTF2_Reader_RegisterGlobalDefCallbacks(reader, gdr, cb, &w->def);
+    OTF2_Reader_RegisterGlobalDefCallbacks(w->reader, gdr, cb, &d.def);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
-    e = OTF2_Reader_ReadAllGlobalDefinitions(reader, gdr, &n);
-    if (w->def.error != OTF2_SUCCESS)
-        return fail_otf2(w, "global definitions", w->def.error);
+    e = OTF2_Reader_ReadAllGlobalDefinitions(w->reader, gdr, &n);
+    if (d.def.error != OTF2_SUCCESS)
+        return fail_otf2(w, w->ctx, NULL, "global definitions", d.def.error);
     if (e != OTF2_SUCCESS)
         return tsync__fail(w->ctx, TSYNC_EFORMAT, "%s: global definitions changed or became "
                            "unreadable while copying: %s", w->t->path, OTF2_Error_GetName(e));
     return TSYNC_OK;
 }
 
-static int copy_location(struct write_state *w, OTF2_Reader *reader, OTF2_EvtReaderCallbacks *ecb,
-                         OTF2_DefReaderCallbacks *dcb, tsync_loc i)
+/* Copies location i with the thread's sink d; errors go to d->ctx. */
+static int copy_location(struct def_sink *d, tsync_loc i)
 {
+    struct write_state *w = d->w;
     const struct tsync_location *l = &w->t->locations[i];
+    OTF2_Reader *reader = w->reader;
     OTF2_DefReader *dr = OTF2_Reader_GetDefReader(reader, l->ref);
     OTF2_EvtReader *er;
     struct tsync_otf2_evt_copy c;
@@ -117,15 +145,15 @@ static int copy_location(struct write_state *w, OTF2_Reader *reader, OTF2_EvtRea
     OTF2_ErrorCode e;
 
     if (dr) {
-        w->def.writer = OTF2_Archive_GetDefWriter(w->archive, l->ref);
-        w->def.error = OTF2_SUCCESS;
-        OTF2_Reader_RegisterDefCallbacks(reader, dr, dcb, &w->def);
+        d->def.writer = OTF2_Archive_GetDefWriter(w->archive, l->ref);
+        d->def.error = OTF2_SUCCESS;
+        OTF2_Reader_RegisterDefCallbacks(reader, dr, w->dcb, &d->def);
         e = OTF2_Reader_ReadAllLocalDefinitions(reader, dr, &n);
         OTF2_Reader_CloseDefReader(reader, dr);
-        if (w->def.error != OTF2_SUCCESS)
-            return fail_otf2(w, "local definitions", w->def.error);
+        if (d->def.error != OTF2_SUCCESS)
+            return fail_otf2(w, d->ctx, l, "local definitions", d->def.error);
         if (e != OTF2_SUCCESS)
-            return tsync__fail(w->ctx, TSYNC_EFORMAT, "%s: location %llu: local definitions became "
+            return tsync__fail(d->ctx, TSYNC_EFORMAT, "%s: location %llu: local definitions became "
                                "unreadable while copying: %s", w->t->path,
                                (unsigned long long)l->ref, OTF2_Error_GetName(e));
     }
@@ -136,25 +164,81 @@ static int copy_location(struct write_state *w, OTF2_Reader *reader, OTF2_EvtRea
     c.n_events = l->n_events;
     er = OTF2_Reader_GetEvtReader(reader, l->ref);
     if (!c.writer || !er)
-        return tsync__fail(w->ctx, TSYNC_EIO, "%s: location %llu: cannot copy its events",
+        return tsync__fail(d->ctx, TSYNC_EIO, "%s: location %llu: cannot copy its events",
                            w->t->path, (unsigned long long)l->ref);
     OTF2_EvtReader_ApplyClockOffsets(er, false);
     OTF2_EvtReader_ApplyMappingTables(er, false);
-    OTF2_Reader_RegisterEvtCallbacks(reader, er, ecb, &c);
+    OTF2_Reader_RegisterEvtCallbacks(reader, er, w->ecb, &c);
     e = OTF2_Reader_ReadAllLocalEvents(reader, er, &n);
     OTF2_Reader_CloseEvtReader(reader, er);
     if (c.error != OTF2_SUCCESS)
-        return fail_otf2(w, "events", c.error);
+        return fail_otf2(w, d->ctx, l, "events", c.error);
     if (e != OTF2_SUCCESS || c.overrun || c.next != c.n_events)
-        return tsync__fail(w->ctx, TSYNC_EFORMAT, "%s: location %llu: the events changed while "
+        return tsync__fail(d->ctx, TSYNC_EFORMAT, "%s: location %llu: the events changed while "
                            "copying (%llu copied, %llu expected)", w->t->path,
                            (unsigned long long)l->ref, (unsigned long long)c.next,
                            (unsigned long long)c.n_events);
     e = OTF2_Archive_CloseEvtWriter(w->archive, c.writer);
     if (e != OTF2_SUCCESS)
-        return fail_otf2(w, "closing an event writer", e);
-    tsync__progress(w->ctx, "writing locations", i + 1, w->t->n_locations);
+        return fail_otf2(w, d->ctx, l, "closing an event writer", e);
     return TSYNC_OK;
+}
+
+/* One copying thread: takes locations in increasing order until none is left or
+ * one before the next has failed. Only thread 0, the caller's, reports progress. */
+static void copy_worker(void *arg, unsigned k)
+{
+    struct def_sink *d = (struct def_sink *)arg + k;
+    struct write_state *w = d->w;
+    for (;;) {
+        tsync_loc i = atomic_fetch_add(&w->next, 1), stop = atomic_load(&w->stop);
+        if (i >= w->t->n_locations || i > stop)
+            return;
+        if ((d->rc = copy_location(d, i))) {
+            d->failed = i;
+            while (i < stop && !atomic_compare_exchange_weak(&w->stop, &stop, i))
+                ;
+            return;
+        }
+        i = atomic_fetch_add(&w->done, 1) + 1;
+        if (k == 0)
+            tsync__progress(w->ctx, "writing locations", i, w->t->n_locations);
+    }
+}
+
+/* Copies every location's definitions and events on n threads. */
+static int copy_locations(struct write_state *w, unsigned n)
+{
+    struct def_sink *d = calloc(n, sizeof(*d));
+    const struct def_sink *first = NULL;
+    int rc = TSYNC_OK;
+    if (!d)
+        return tsync__oom(w->ctx);
+    for (unsigned k = 0; k < n; k++) {
+        d[k].w = w;
+        if (tsync_ctx_new(&d[k].ctx)) {
+            n = k;
+            break;
+        }
+    }
+    if (n == 0) {
+        free(d);
+        return tsync__oom(w->ctx);
+    }
+    atomic_store(&w->next, 0);
+    atomic_store(&w->done, 0);
+    atomic_store(&w->stop, w->t->n_locations);
+    tsync__run_workers(n, copy_worker, d);
+    for (unsigned k = 0; k < n; k++) {
+        if (d[k].rc && (!first || d[k].failed < first->failed))
+            first = &d[k];
+    }
+    if (first)
+        rc = tsync__fail(w->ctx, first->rc, "%s", tsync_ctx_error(first->ctx));
+    for (unsigned k = 0; k < n; k++)
+        tsync_ctx_free(d[k].ctx);
+    free(d);
+    return rc;
 }
 
 /* Copies the archive's descriptive properties (machine, creator, description, ...). */
@@ -185,20 +269,23 @@ static int copy_properties(struct write_state *w, OTF2_Reader *reader)
 
 static int copy_archive(struct write_state *w, const char *tmpdir, const char *name)
 {
-    OTF2_Reader *reader = OTF2_Reader_Open(w->t->path);
-    OTF2_EvtReaderCallbacks *ecb = OTF2_EvtReaderCallbacks_New();
-    OTF2_DefReaderCallbacks *dcb = OTF2_DefReaderCallbacks_New();
     uint64_t chunk_evt = 1024 * 1024, chunk_def = 4 * 1024 * 1024;
+    unsigned threads = tsync__threads(w->ctx);
     OTF2_ErrorCode e;
     int rc = TSYNC_OK;
 
-    if (!reader || !ecb || !dcb) {
-        rc = reader ? tsync__oom(w->ctx)
-                    : tsync__fail(w->ctx, TSYNC_EIO, "%s: cannot reopen the input", w->t->path);
+    if (threads > w->t->n_locations)
+        threads = w->t->n_locations ? w->t->n_locations : 1;
+    w->reader = OTF2_Reader_Open(w->t->path);
+    w->ecb = OTF2_EvtReaderCallbacks_New();
+    w->dcb = OTF2_DefReaderCallbacks_New();
+    if (!w->reader || !w->ecb || !w->dcb) {
+        rc = w->reader ? tsync__oom(w->ctx)
+                       : tsync__fail(w->ctx, TSYNC_EIO, "%s: cannot reopen the input", w->t->path);
         goto out;
     }
-    OTF2_Reader_SetSerialCollectiveCallbacks(reader);
-    OTF2_Reader_GetChunkSize(reader, &chunk_evt, &chunk_def);
+    OTF2_Reader_SetSerialCollectiveCallbacks(w->reader);
+    OTF2_Reader_GetChunkSize(w->reader, &chunk_evt, &chunk_def);
     w->archive = OTF2_Archive_Open(tmpdir, name, OTF2_FILEMODE_WRITE, chunk_evt, chunk_def,
                                    OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!w->archive) {
@@ -206,49 +293,50 @@ static int copy_archive(struct write_state *w, const char *tmpdir, const char *n
                          tsync__otf2_last_error());
         goto out;
     }
-    if ((e = tsync__otf2_archive_setup(w->archive)) != OTF2_SUCCESS) {
-        rc = fail_otf2(w, "setting up the archive", e);
+    if ((e = tsync__otf2_archive_setup(w->archive)) != OTF2_SUCCESS ||
+        (threads > 1 && ((e = tsync__otf2_reader_threads(w->reader)) != OTF2_SUCCESS ||
+                         (e = tsync__otf2_archive_threads(w->archive)) != OTF2_SUCCESS))) {
+        rc = fail_otf2(w, w->ctx, NULL, "setting up the archive", e);
         goto out;
     }
-    copy_properties(w, reader);
+    copy_properties(w, w->reader);
 
-    tsync__otf2_copy_events(ecb);
-    tsync__otf2_copy_local_defs(dcb);
-    OTF2_DefReaderCallbacks_SetClockOffsetCallback(dcb, copy_clock_offset);
+    tsync__otf2_copy_events(w->ecb);
+    tsync__otf2_copy_local_defs(w->dcb);
+    OTF2_DefReaderCallbacks_SetClockOffsetCallback(w->dcb, copy_clock_offset);
 
     for (uint32_t i = 0; i < w->t->n_locations; i++)
-        OTF2_Reader_SelectLocation(reader, w->t->locations[i].ref);
-    if (OTF2_Reader_OpenDefFiles(reader) != OTF2_SUCCESS ||
-        OTF2_Reader_OpenEvtFiles(reader) != OTF2_SUCCESS ||
+        OTF2_Reader_SelectLocation(w->reader, w->t->locations[i].ref);
+    if (OTF2_Reader_OpenDefFiles(w->reader) != OTF2_SUCCESS ||
+        OTF2_Reader_OpenEvtFiles(w->reader) != OTF2_SUCCESS ||
         OTF2_Archive_OpenDefFiles(w->archive) != OTF2_SUCCESS ||
         OTF2_Archive_OpenEvtFiles(w->archive) != OTF2_SUCCESS) {
         rc = tsync__fail(w->ctx, TSYNC_EIO, "%s: cannot open event and definition files",
                          w->t->path);
         goto out;
     }
-    for (uint32_t i = 0; i < w->t->n_locations && rc == TSYNC_OK; i++)
-        rc = copy_location(w, reader, ecb, dcb, i);
-    OTF2_Reader_CloseEvtFiles(reader);
-    OTF2_Reader_CloseDefFiles(reader);
+    rc = copy_locations(w, threads);
+    OTF2_Reader_CloseEvtFiles(w->reader);
+    OTF2_Reader_CloseDefFiles(w->reader);
     if (rc)
         goto out;
     if ((e = OTF2_Archive_CloseEvtFiles(w->archive)) != OTF2_SUCCESS ||
         (e = OTF2_Archive_CloseDefFiles(w->archive)) != OTF2_SUCCESS) {
-        rc = fail_otf2(w, "closing files", e);
+        rc = fail_otf2(w, w->ctx, NULL, "closing files", e);
         goto out;
     }
-    rc = copy_global_defs(w, reader);
+    rc = copy_global_defs(w);
 out:
     if (w->archive) {
         e = OTF2_Archive_Close(w->archive);
         if (rc == TSYNC_OK && e != OTF2_SUCCESS)
-            rc = fail_otf2(w, "closing the archive", e);
+            rc = fail_otf2(w, w->ctx, NULL, "closing the archive", e);
         w->archive = NULL;
     }
-    if (reader)
-        OTF2_Reader_Close(reader);
-    OTF2_EvtReaderCallbacks_Delete(ecb);
-    OTF2_DefReaderCallbacks_Delete(dcb);
+    if (w->reader)
+        OTF2_Reader_Close(w->reader);
+    OTF2_EvtReaderCallbacks_Delete(w->ecb);
+    OTF2_DefReaderCallbacks_Delete(w->dcb);
     return rc;
 }
 
@@ -286,6 +374,41 @@ static int same_file(const char *a, const char *b)
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* The timeline's range and whether it differs from the raw times, in a loop
+ * without branches (10^7 events take milliseconds); fails on the first negative
+ * time, which OTF2 cannot store. */
+static int scan_times(struct write_state *w)
+{
+    const struct tsync_trace *t = w->t;
+    w->t_min = INT64_MAX;
+    w->t_max = INT64_MIN;
+    for (uint32_t i = 0; i < t->n_locations; i++) {
+        const struct tsync_location *l = &t->locations[i];
+        const tsync_time *x = w->tl->time[i];
+        tsync_time lo = INT64_MAX, hi = INT64_MIN;
+        uint64_t diff = 0;
+        for (uint64_t k = 0; k < l->n_events; k++) {
+            lo = x[k] < lo ? x[k] : lo;
+            hi = x[k] > hi ? x[k] : hi;
+            diff |= (uint64_t)(x[k] ^ l->time[k]);
+        }
+        if (lo < 0) {
+            uint64_t k = 0;
+            while (x[k] >= 0)
+                k++;
+            return tsync__fail(w->ctx, TSYNC_EINVAL, "%s: location %llu: event %llu: corrected "
+                               "time %lld ticks is negative and cannot be stored in OTF2 (add "
+                               "a constant to every map so that times stay positive)",
+                               t->path, (unsigned long long)l->ref, (unsigned long long)k,
+                               (long long)x[k]);
+        }
+        w->changed |= diff != 0;
+        w->t_min = lo < w->t_min ? lo : w->t_min;
+        w->t_max = hi > w->t_max ? hi : w->t_max;
+    }
+    return TSYNC_OK;
+}
+
 int tsync__otf2_write(const tsync_trace *t, const tsync_timeline *tl, const char *outdir, tsync_ctx *ctx)
 {
     struct write_state w;
@@ -296,25 +419,8 @@ int tsync__otf2_write(const tsync_trace *t, const tsync_timeline *tl, const char
     w.t = t;
     w.tl = tl;
     w.ctx = ctx;
-    w.t_min = INT64_MAX;
-    w.t_max = INT64_MIN;
-    for (uint32_t i = 0; i < t->n_locations; i++) {
-        const struct tsync_location *l = &t->locations[i];
-        for (uint64_t k = 0; k < l->n_events; k++) {
-            tsync_time x = tl->time[i][k];
-            if (x < 0)
-                return tsync__fail(ctx, TSYNC_EINVAL, "%s: location %llu: event %llu: corrected "
-                                   "time %lld ticks is negative and cannot be stored in OTF2 (add "
-                                   "a constant to every map so that times stay positive)",
-                                   t->path, (unsigned long long)l->ref, (unsigned long long)k,
-                                   (long long)x);
-            w.changed |= x != l->time[k];
-            if (x < w.t_min)
-                w.t_min = x;
-            if (x > w.t_max)
-                w.t_max = x;
-        }
-    }
+    if ((rc = scan_times(&w)))
+        return rc;
     if ((rc = tsync__otf2_split_anchor(t->path, &indir, &name, ctx)))
         return rc;
     if ((rc = tsync__mkdirs(outdir, ctx)))

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tracesync/version.h"
 #include "util/ctx.h"
@@ -13,6 +14,7 @@ struct tsync_ctx {
     void *log_payload;
     tsync_progress_fn progress;
     void *progress_payload;
+    unsigned threads;           /* as set: 0 = one per processor */
 };
 
 const char *tsync_strerror(int code)
@@ -36,6 +38,7 @@ int tsync_ctx_new(tsync_ctx **out)
     tsync_ctx *ctx = calloc(1, sizeof(*ctx));
     if (!ctx)
         return TSYNC_ENOMEM;
+    ctx->threads = 1;
     *out = ctx;
     return TSYNC_OK;
 }
@@ -56,6 +59,19 @@ void tsync_ctx_set_progress(tsync_ctx *ctx, tsync_progress_fn fn, void *payload)
 {
     ctx->progress = fn;
     ctx->progress_payload = payload;
+}
+
+void tsync_ctx_set_threads(tsync_ctx *ctx, unsigned threads) { ctx->threads = threads; }
+
+unsigned tsync__threads(const tsync_ctx *ctx)
+{
+    long n;
+    if (!ctx)
+        return 1;
+    if (ctx->threads)
+        return ctx->threads;
+    n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
 }
 
 int tsync__fail(tsync_ctx *ctx, int code, const char *fmt, ...)

@@ -119,6 +119,30 @@ otf2-print out/trace.otf2 2>/dev/null >a.txt
 otf2-print again/trace.otf2 2>/dev/null >b.txt
 cmp -s a.txt b.txt || fail "clc is not idempotent: $(diff a.txt b.txt | head)"
 
+# --- Threads: locations read and written by 1, 2 or 3 threads (and one per
+#     processor, the default) give the same archive and the same report.
+run 0 "$TRACESYNC" simulate --scenario default --seed 5 --ranks 6 --nodes 3 --events 30000 \
+    --sessions 1s -o simt -q
+for n in 1 2 3 0; do
+    run 0 "$TRACESYNC" clc simt/trace.otf2 -o thr$n --threads $n --json -q
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("output"); print(json.dumps(d, sort_keys=True))' \
+        out.txt >thr$n.json
+    otf2-print thr$n/trace.otf2 2>/dev/null >thr$n.txt
+    cmp -s thr1.json thr$n.json || fail "--threads $n: another report: $(diff thr1.json thr$n.json | head)"
+    cmp -s thr1.txt thr$n.txt || fail "--threads $n: another archive: $(diff thr1.txt thr$n.txt | head)"
+done
+json_eq thr1.json 'd["clc"]["presync_locations"]' 6
+run 0 "$TRACESYNC" clc simt/trace.otf2 -o thr4 --threads 4 --no-presync -q
+run 0 "$TRACESYNC" clc simt/trace.otf2 -o thr5 --threads 1 --no-presync -q
+otf2-print thr4/trace.otf2 2>/dev/null >a.txt
+otf2-print thr5/trace.otf2 2>/dev/null >b.txt
+cmp -s a.txt b.txt || fail "--threads 4 --no-presync: another archive"
+for bad in -1 x 2.5 1025; do
+    run 2 "$TRACESYNC" clc simt/trace.otf2 -o thrbad --threads "$bad"
+    contains err.txt "--threads"
+done
+[ -z "$(ls -A thrbad 2>/dev/null)" ] || fail "output after a bad --threads"
+
 # --- The EZTrace sample: ranks with clock origins 220 ms apart, no ClockOffsets.
 IN="$DATA/eztrace-pingring/eztrace_log.otf2"
 before=$(tree_sum "$DATA/eztrace-pingring")
@@ -161,6 +185,15 @@ run 2 "$TRACESYNC" clc basic/traces.otf2 -o bad7 --report nodir/r.json
 contains err.txt "nodir/r.json"
 run 2 "$TRACESYNC" clc basic/traces.otf2 -o bad8 --passes 0
 contains err.txt "passes"
-for d in bad3 bad4 bad5 bad6 bad7 bad8; do
+# ClockOffset records that would send time back: the pre-synchronization (which
+# runs beside the matching of messages) fails, naming the location; nothing written.
+sed 's/^2 20000 offset -20000 150.5$/2 20000 offset -20000 150.5\n2 20001 offset -30000 150.5/' \
+    "$DATA/fixtures/basic.tsf" >back.tsf
+fixture back.tsf back/traces.otf2
+run 2 "$TRACESYNC" clc back/traces.otf2 -o bad9
+contains err.txt "back/traces.otf2: location 2 (Master thread): ClockOffset records"
+contains err.txt "negative slope"
+run 0 "$TRACESYNC" clc back/traces.otf2 -o ok9 --no-presync -q
+for d in bad3 bad4 bad5 bad6 bad7 bad8 bad9; do
     [ -z "$(ls -A $d 2>/dev/null)" ] || fail "output in $d after an error: $(ls -A $d)"
 done

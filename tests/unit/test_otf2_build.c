@@ -17,16 +17,14 @@
 #include "io/otf2_build.h"
 #include "util/ctx.h"
 #include "util/fs.h"
+#include "tmpfile.h"
 
 /* ---- scratch directory ------------------------------------------------- */
 
 /* A fresh directory $TSYNC_TEST_TMP/otf2_build/<name>; *anchor is its traces.otf2. */
 static void scratch(const char *name, char *dir, size_t n, char *anchor, size_t m)
 {
-    const char *tmp = getenv("TSYNC_TEST_TMP");
-    snprintf(dir, n, "%s/otf2_build/%s", tmp && *tmp ? tmp : "/tmp/tsync-test", name);
-    tsync__remove_tree(dir);
-    assert_int_equal(tsync__mkdirs(dir, NULL), 0);
+    tmp_fresh_dir("otf2_build", name, dir, n);
     snprintf(anchor, m, "%s/traces.otf2", dir);
 }
 

@@ -1,6 +1,6 @@
 /* tmpfile.h - input files for unit tests: text written to
- * $TSYNC_TEST_TMP/<dir>/<name> (or /tmp/<dir>/<name>), the directory made if missing.
- * Include after cmocka.h. */
+ * $TSYNC_TEST_TMP/<dir>/<name> (or /tmp/<dir>/<name>), the directory made if missing;
+ * fresh directories there for tests that write archives. Include after cmocka.h. */
 #ifndef TSYNC_TEST_TMPFILE_H
 #define TSYNC_TEST_TMPFILE_H
 
@@ -11,7 +11,7 @@
 #include "util/str.h"
 
 /* Writes `text` to the file and returns its path (malloc'ed; free it). */
-static char *tmp_write(const char *dir, const char *name, const char *text)
+static inline char *tmp_write(const char *dir, const char *name, const char *text)
 {
     const char *tmp = getenv("TSYNC_TEST_TMP");
     char *d = tsync__strfmt("%s/%s", tmp ? tmp : "/tmp", dir);
@@ -25,6 +25,16 @@ static char *tmp_write(const char *dir, const char *name, const char *text)
     fclose(f);
     free(d);
     return path;
+}
+
+/* Makes $TSYNC_TEST_TMP/<dir>/<name> a fresh, empty directory; its path goes to
+ * path (n bytes). */
+static inline void tmp_fresh_dir(const char *dir, const char *name, char *path, size_t n)
+{
+    const char *tmp = getenv("TSYNC_TEST_TMP");
+    snprintf(path, n, "%s/%s/%s", tmp && *tmp ? tmp : "/tmp", dir, name);
+    tsync__remove_tree(path);
+    assert_int_equal(tsync__mkdirs(path, NULL), 0);
 }
 
 #endif
