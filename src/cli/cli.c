@@ -58,6 +58,7 @@ tsync_ctx *cli_context(int quiet)
         fprintf(stderr, "tracesync: out of memory\n");
         exit(EXIT_USAGE);
     }
+    tsync_ctx_set_threads(ctx, 0); /* archives are read and written on every processor */
     if (!quiet) {
         tsync_ctx_set_log(ctx, log_stderr, NULL);
         if (isatty(STDERR_FILENO))
