@@ -56,6 +56,14 @@ static tsync_timeline *run_clc(const tsync_trace *t, const tsync_clc_opts *o,
     return tl;
 }
 
+/* Frees what a case made. */
+static void case_free(tsync_trace *t, tsync_timeline *tl, tsync_clc_result *r)
+{
+    tsync_clc_result_free(r);
+    tsync_timeline_free(tl);
+    tsync_trace_free(t);
+}
+
 /* Asserts the times of location loc. */
 static void expect(const tsync_trace *t, tsync_timeline *tl, tsync_loc loc, const tsync_time *want,
                    size_t n)
@@ -130,9 +138,7 @@ static void test_fig1(void **state)
     assert_int_equal(r->moved_events, 3);
     assert_true(fabs(r->max_shift_s - 60e-9) < 1e-15);
     assert_int_equal(violations(t, tl, &o), 0);
-    tsync_clc_result_free(r);
-    tsync_timeline_free(tl);
-    tsync_trace_free(t);
+    case_free(t, tl, r);
 }
 
 /* gamma < 1 shortens the interval after a jump: with gamma = 0.5 E4 = max(211, 210 +
@@ -254,9 +260,7 @@ static void test_coll_n_to_n(void **state)
     assert_int_equal(r->receives, 4);
     assert_int_equal(r->corrected, 2);
     assert_int_equal(r->corrected_collective, 2);
-    tsync_clc_result_free(r);
-    tsync_timeline_free(tl);
-    tsync_trace_free(t);
+    case_free(t, tl, r);
 }
 
 /* N-to-N with L3 contributing no data ("allreduce" with a zero-size member, as
@@ -271,9 +275,7 @@ static void test_coll_no_data(void **state)
     (void)state;
     EXPECT_ENDS(tl, 135, 130, 140, 150);
     assert_int_equal(r->corrected, 1);
-    tsync_clc_result_free(r);
-    tsync_timeline_free(tl);
-    tsync_trace_free(t);
+    case_free(t, tl, r);
 }
 
 /* 1-to-N (bcast from comm rank 2 = L2): S = {L2}; L0 and L1 get 120 + 10 = 130, L3
@@ -286,9 +288,7 @@ static void test_coll_one_to_n(void **state)
     (void)state;
     EXPECT_ENDS(tl, 135, 130, 140, 150);
     assert_int_equal(r->corrected, 1);
-    tsync_clc_result_free(r);
-    tsync_timeline_free(tl);
-    tsync_trace_free(t);
+    case_free(t, tl, r);
 }
 
 /* N-to-1 (reduce to comm rank 1 = L1): R = {L1}: max(103, 130, 140) = 140. */
@@ -301,9 +301,7 @@ static void test_coll_n_to_one(void **state)
     EXPECT_ENDS(tl, 135, 140, 140, 150);
     assert_int_equal(r->receives, 1);
     assert_int_equal(r->corrected, 1);
-    tsync_clc_result_free(r);
-    tsync_timeline_free(tl);
-    tsync_trace_free(t);
+    case_free(t, tl, r);
 }
 
 /* Scan: rank i receives from ranks 0..i (its own location left out), so rank 0 from
@@ -326,9 +324,7 @@ static void test_coll_scan_exscan(void **state)
         tsync_timeline *tl = coll_case(kinds[k], b, e, NULL, &t, &r);
         EXPECT_ENDS(tl, 135, 133, 140, 140);
         assert_int_equal(r->corrected, 3);
-        tsync_clc_result_free(r);
-        tsync_timeline_free(tl);
-        tsync_trace_free(t);
+        case_free(t, tl, r);
     }
 }
 
@@ -353,9 +349,7 @@ static void test_coll_send_limit(void **state)
     EXPECT(t, tl, 1, 0, 90, 112);
     assert_int_equal(r->limited_jumps, 1);
     assert_int_equal(violations(t, tl, &o), 0);
-    tsync_clc_result_free(r);
-    tsync_timeline_free(tl);
-    tsync_trace_free(t);
+    case_free(t, tl, r);
 }
 
 /* A member without a recorded begin (begin = end, as the reader makes it) is a send
@@ -378,9 +372,7 @@ static void test_coll_begin_is_end(void **state)
     EXPECT(t, tl, 1, 0, 120);
     assert_int_equal(r->ignored, 0);
     assert_int_equal(violations(t, tl, &o), 0);
-    tsync_clc_result_free(r);
-    tsync_timeline_free(tl);
-    tsync_trace_free(t);
+    case_free(t, tl, r);
 }
 
 /* ---- pre-synchronization ---------------------------------------------------------------- */
@@ -422,9 +414,7 @@ static void test_presync(void **state)
     tl = run_clc(t, &o, &r);
     EXPECT(t, tl, 0, -100, 0, 500, 1000, 2000);
     assert_int_equal(r->presync_locations, 0);
-    tsync_clc_result_free(r);
-    tsync_timeline_free(tl);
-    tsync_trace_free(t);
+    case_free(t, tl, r);
 }
 
 /* Records that contradict each other or would reverse time: an error naming the
@@ -497,9 +487,7 @@ static void test_gamma_passes(void **state)
     assert_true(fabs(r->pass_gamma[2] - 0.99999) < 1e-12);
     assert_true(fabs(r->gamma - 0.99999) < 1e-12);
     assert_true(r->error > 0.09);
-    tsync_clc_result_free(r);
-    tsync_timeline_free(tl);
-    tsync_trace_free(t);
+    case_free(t, tl, r);
     free(spec);
 }
 
@@ -669,9 +657,7 @@ static void test_receive_twice(void **state)
         assert_int_equal(r->receives, 1);
         assert_int_equal(r->corrected_p2p, 1);
         assert_int_equal(violations(t, tl, &o), 0);
-        tsync_clc_result_free(r);
-        tsync_timeline_free(tl);
-        tsync_trace_free(t);
+        case_free(t, tl, r);
     }
 }
 
