@@ -17,6 +17,7 @@
 #include "clc/clc_api.h"
 #include "metrics/deviation_acc.h"
 #include "util/ctx.h"
+#include "util/vec.h"
 
 #define DELTA_MAX ((int64_t)1 << 24)
 #define RANGE_BLOCK 4096 /* events mapped and range-checked at a time */
@@ -167,7 +168,7 @@ static int inputs(struct clc *c, tsync_time *const *in, const tsync_clc_opts *o,
 
     for (tsync_loc l = 0; l < t->n_locations; l++) {
         size_t n = (size_t)t->locations[l].n_events;
-        if (!(c->out[l] = malloc((n ? n : 1) * sizeof(tsync_time))))
+        if (!(c->out[l] = tsync__alloc_array(n, sizeof(tsync_time))))
             return tsync__oom(c->ctx);
         c->memory += n * sizeof(tsync_time);
         c->in[l] = in[l];

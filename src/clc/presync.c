@@ -17,6 +17,7 @@
 #include "timemap/map.h"
 #include "util/ctx.h"
 #include "util/str.h"
+#include "util/vec.h"
 
 /* By location, then time; the sort is not stable, so offsets break ties. */
 static int offset_cmp(const void *pa, const void *pb)
@@ -175,7 +176,7 @@ int tsync__clc_presync_new(tsync_timeline **out, uint32_t *out_locations, uint64
     tl->n_locations = t->n_locations;
     for (tsync_loc l = 0; l < t->n_locations; l++) {
         size_t n = (size_t)t->locations[l].n_events;
-        if (!(tl->time[l] = malloc((n ? n : 1) * sizeof(tsync_time)))) {
+        if (!(tl->time[l] = tsync__alloc_array(n, sizeof(tsync_time)))) {
             rc = tsync__oom(ctx);
             goto out;
         }

@@ -672,10 +672,10 @@ static int read_location(struct evt_state *es, tsync_loc loc)
     /* The definition's event count is a hint only: some writers get it wrong. */
     es->cap_events = 0;
     if (hint > 0 && hint < ((size_t)1 << 26)) {
-        size_t cap = 0;
-        if (tsync__reserve((void **)&l->time, &cap, hint, sizeof(*l->time)) ||
-            tsync__reserve((void **)&l->kind, &es->cap_events, hint, sizeof(*l->kind)))
+        if (!(l->time = tsync__alloc_array(hint, sizeof(*l->time))) ||
+            !(l->kind = tsync__alloc_array(hint, sizeof(*l->kind))))
             return tsync__oom(es->ctx);
+        es->cap_events = hint;
     }
 
     dr = OTF2_Reader_GetDefReader(reader, l->ref);

@@ -167,8 +167,8 @@ int tsync__match_p2p(struct tsync_trace *t, struct tsync_match_input *in, tsync_
         size *= 2;
     ch.mask = size - 1;
     ch.slot = calloc(size, sizeof(*ch.slot));
-    ch.key = malloc((n ? n : 1) * sizeof(*ch.key));
-    id = malloc((n ? n : 1) * sizeof(*id));
+    ch.key = tsync__alloc_array(n, sizeof(*ch.key));
+    id = tsync__alloc_array(n, sizeof(*id));
     if (!ch.slot || !ch.key || !id ||
         tsync__reserve((void **)&t->messages, &cap,
                        in->n_sends < in->n_recvs ? in->n_sends : in->n_recvs, sizeof(*t->messages))) {
@@ -188,7 +188,7 @@ int tsync__match_p2p(struct tsync_trace *t, struct tsync_match_input *in, tsync_
     }
     if (match_in_order(t, in, id, ch.n, first_s, last) == 0)
         goto out;
-    if (!(perm = malloc((n ? n : 1) * sizeof(*perm)))) {
+    if (!(perm = tsync__alloc_array(n, sizeof(*perm)))) {
         rc = tsync__oom(ctx);
         goto out;
     }

@@ -7,6 +7,7 @@
 #include "trace/trace.h"
 #include "util/ctx.h"
 #include "util/str.h"
+#include "util/vec.h"
 
 struct tsync_trace *tsync__trace_alloc(const char *path)
 {
@@ -194,7 +195,7 @@ int tsync_timeline_new(tsync_timeline **out, const tsync_trace *t, tsync_ctx *ct
         goto oom;
     for (uint32_t i = 0; i < t->n_locations; i++) {
         const struct tsync_location *l = &t->locations[i];
-        tl->time[i] = malloc((l->n_events ? l->n_events : 1) * sizeof(tsync_time));
+        tl->time[i] = tsync__alloc_array(l->n_events, sizeof(tsync_time));
         if (!tl->time[i])
             goto oom;
         if (l->n_events)
