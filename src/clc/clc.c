@@ -1,7 +1,8 @@
 /* clc.c - the controlled logical clock stage (seed 002): checks its input, builds
  * the per-location event lists, pre-synchronizes, runs forward passes under the
  * gamma controller, amortizes backward, verifies the guarantees of clc.h (and
- * computes Table 4 in the same pass) and puts LC' into the caller's timeline.
+ * computes Table 4 in the same pass, a location per thread) and puts LC' into the
+ * caller's timeline.
  *
  * The input times C are only read (after pre-synchronization, which maps them in
  * place): LC' is computed into arrays of the stage, so that a second pass can start
@@ -10,6 +11,7 @@
  * the clc command, whose other thread checks the input meanwhile).
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,7 @@
 #include "metrics/deviation_acc.h"
 #include "util/ctx.h"
 #include "util/vec.h"
+#include "util/workers.h"
 
 #define DELTA_MAX ((int64_t)1 << 24)
 #define RANGE_BLOCK 4096 /* events mapped and range-checked at a time */
@@ -242,55 +245,105 @@ static int passes(struct clc *c, const tsync_clc_opts *o, tsync_clc_result *r)
     }
 }
 
-static int broken(const struct clc *c, tsync_loc l, uint64_t j)
+/* What verify found on one location. */
+struct loc_verify {
+    struct tsync_dev_acc pos, dist;
+    uint64_t moved;
+    int64_t max_shift;
+    uint64_t bad;             /* the first event that breaks a guarantee, or UINT64_MAX */
+};
+
+struct verify_job {
+    const struct clc *c;
+    struct loc_verify *v;     /* one per location */
+    _Atomic tsync_loc next;
+};
+
+/* One location: the guarantees of clc.h on every event (no event earlier than its
+ * input, none before its predecessor plus delta), the events moved, and Table 4
+ * (metrics/deviation_acc.h), in the order tsync_deviation_compute takes them. */
+static void verify_location(const struct clc *c, tsync_loc l, struct loc_verify *v)
 {
-    const struct tsync_trace *t = c->t;
     const tsync_time *in = c->in[l], *out = c->out[l];
-    return tsync__fail(c->ctx, TSYNC_EINCONSISTENT, "%s: location %llu: event %llu: the clc moved "
-                       "it from %lld to %lld (after %lld): a bug", t->path,
-                       (unsigned long long)t->locations[l].ref, (unsigned long long)j,
-                       (long long)in[j], (long long)out[j], (long long)(j ? out[j - 1] : 0));
+    uint64_t n = c->t->locations[l].n_events;
+    int64_t delta = c->delta;
+
+    v->bad = UINT64_MAX;
+    if (n == 0)
+        return;
+    if (out[0] < in[0]) {
+        v->bad = 0;
+        return;
+    }
+    if (out[0] != in[0]) {
+        v->moved++;
+        v->max_shift = out[0] - in[0];
+    }
+    for (uint64_t j = 1; j < n; j++) {
+        int64_t cj = in[j], lj = out[j];
+        if (lj < cj || lj < out[j - 1] + delta) {
+            v->bad = j;
+            return;
+        }
+        if (lj != cj) {
+            v->moved++;
+            if (lj - cj > v->max_shift)
+                v->max_shift = lj - cj;
+        }
+        tsync__dev_add(&v->pos, in[0], cj, out[0], lj);
+        tsync__dev_add(&v->dist, in[j - 1], cj, out[j - 1], lj);
+    }
 }
 
-/* One pass over C and LC' while both are at hand: the guarantees of clc.h,
- * checked on every event (no event earlier than its input, no location's events
- * reordered; a failure is a bug), the events moved, and Table 4 (the deviation of
- * event positions and distances, metrics/deviation_acc.h, in the order
- * tsync_deviation_compute takes them). */
+static void verify_worker(void *arg, unsigned w)
+{
+    struct verify_job *job = arg;
+    tsync_loc l;
+    (void)w;
+    while ((l = atomic_fetch_add(&job->next, 1)) < job->c->t->n_locations)
+        verify_location(job->c, l, &job->v[l]);
+}
+
+/* One pass over C and LC' while both are at hand, locations on as many threads as
+ * the context allows (it reads what the clc wrote, nothing else): the guarantees
+ * (a failure is a bug, reported at the first location that has one), the events
+ * moved, and Table 4, merged in location order as tsync_deviation_compute merges
+ * them, so that both give the same numbers to the bit. */
 static int verify(struct clc *c, tsync_clc_result *r)
 {
     const struct tsync_trace *t = c->t;
+    struct verify_job job;
     struct tsync_dev_acc pos, dist;
-    int64_t max_shift = 0, delta = c->delta;
+    int64_t max_shift = 0;
     uint64_t moved = 0;
+    unsigned n = tsync__threads(c->ctx);
 
+    if (!(job.v = calloc(t->n_locations ? t->n_locations : 1, sizeof(*job.v))))
+        return tsync__oom(c->ctx);
+    job.c = c;
+    atomic_init(&job.next, 0);
+    tsync__run_workers(n < t->n_locations ? n : t->n_locations ? t->n_locations : 1,
+                       verify_worker, &job);
     memset(&pos, 0, sizeof(pos));
     memset(&dist, 0, sizeof(dist));
     for (tsync_loc l = 0; l < t->n_locations; l++) {
-        const tsync_time *in = c->in[l], *out = c->out[l];
-        uint64_t n = t->locations[l].n_events;
-        if (n == 0)
-            continue;
-        if (out[0] < in[0])
-            return broken(c, l, 0);
-        if (out[0] != in[0]) {
-            moved++;
-            if (out[0] - in[0] > max_shift)
-                max_shift = out[0] - in[0];
+        const struct loc_verify *v = &job.v[l];
+        if (v->bad != UINT64_MAX) {
+            uint64_t j = v->bad;
+            const tsync_time *in = c->in[l], *out = c->out[l];
+            free(job.v);
+            return tsync__fail(c->ctx, TSYNC_EINCONSISTENT, "%s: location %llu: event %llu: the "
+                               "clc moved it from %lld to %lld (after %lld): a bug", t->path,
+                               (unsigned long long)t->locations[l].ref, (unsigned long long)j,
+                               (long long)in[j], (long long)out[j],
+                               (long long)(j ? out[j - 1] : 0));
         }
-        for (uint64_t j = 1; j < n; j++) {
-            int64_t cj = in[j], lj = out[j];
-            if (lj < cj || lj < out[j - 1] + delta)
-                return broken(c, l, j);
-            if (lj != cj) {
-                moved++;
-                if (lj - cj > max_shift)
-                    max_shift = lj - cj;
-            }
-            tsync__dev_add(&pos, in[0], cj, out[0], lj);
-            tsync__dev_add(&dist, in[j - 1], cj, out[j - 1], lj);
-        }
+        moved += v->moved;
+        max_shift = v->max_shift > max_shift ? v->max_shift : max_shift;
+        tsync__dev_merge(&pos, &v->pos);
+        tsync__dev_merge(&dist, &v->dist);
     }
+    free(job.v);
     r->moved_events = moved;
     r->max_shift_s = tsync__seconds(t, max_shift);
     tsync__dev_finish(&r->position, &pos, t);

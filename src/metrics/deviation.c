@@ -37,6 +37,19 @@ void tsync__dev_finish(tsync_deviation *d, const struct tsync_dev_acc *a,
     }
 }
 
+void tsync__dev_merge(struct tsync_dev_acc *a, const struct tsync_dev_acc *b)
+{
+    a->n += b->n;
+    a->sum_t += b->sum_t;
+    a->sum_dt += b->sum_dt;
+    a->max = b->max > a->max ? b->max : a->max;
+    a->max_dt = b->max_dt > a->max_dt ? b->max_dt : a->max_dt;
+    for (int k = 0; k < TSYNC_DEVIATION_THRESHOLDS; k++) {
+        a->above[k] += b->above[k];
+        a->above_t[k] += b->above_t[k];
+    }
+}
+
 int tsync_deviation_compute(tsync_deviation *position, tsync_deviation *distance,
                             const tsync_trace *t, const tsync_timeline *ref,
                             const tsync_timeline *mod, tsync_ctx *ctx)
@@ -52,10 +65,15 @@ int tsync_deviation_compute(tsync_deviation *position, tsync_deviation *distance
     memset(&dist, 0, sizeof(dist));
     for (tsync_loc l = 0; l < t->n_locations; l++) {
         const tsync_time *a = ref->time[l], *b = mod->time[l];
+        struct tsync_dev_acc lp, ld;
+        memset(&lp, 0, sizeof(lp));
+        memset(&ld, 0, sizeof(ld));
         for (uint64_t j = 1; j < t->locations[l].n_events; j++) {
-            tsync__dev_add(&pos, a[0], a[j], b[0], b[j]);
-            tsync__dev_add(&dist, a[j - 1], a[j], b[j - 1], b[j]);
+            tsync__dev_add(&lp, a[0], a[j], b[0], b[j]);
+            tsync__dev_add(&ld, a[j - 1], a[j], b[j - 1], b[j]);
         }
+        tsync__dev_merge(&pos, &lp);
+        tsync__dev_merge(&dist, &ld);
     }
     if (position)
         tsync__dev_finish(position, &pos, t);

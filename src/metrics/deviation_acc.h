@@ -6,8 +6,9 @@
  * deviation is |dt| / |t|. Accumulated: the count, sum |t| and sum |dt| (the
  * weighted average sum |dt| / sum |t|), the maximum, the largest |dt|, and for
  * each threshold of Table 4 the intervals above it and their reference length.
- * The sums are doubles added in the order the intervals come, so the same
- * intervals in the same order give the same result to the bit, whoever adds them.
+ * The sums are doubles added in the order the intervals come, a location at a time
+ * (tsync__dev_merge), so the same intervals give the same result to the bit,
+ * whoever adds them and on how many threads.
  */
 #ifndef TSYNC_METRICS_DEVIATION_ACC_H
 #define TSYNC_METRICS_DEVIATION_ACC_H
@@ -64,6 +65,10 @@ static inline void tsync__dev_add(struct tsync_dev_acc *a, int64_t ri, int64_t r
     if (dt != 0)
         tsync__dev_changed(a, len, dt);
 }
+
+/* Adds the intervals accumulated in b to a. Sums of a location each, merged in
+ * location order, are the same numbers whichever thread accumulated them. */
+void tsync__dev_merge(struct tsync_dev_acc *a, const struct tsync_dev_acc *b);
 
 /* The result of the intervals accumulated in a. */
 void tsync__dev_finish(tsync_deviation *d, const struct tsync_dev_acc *a,

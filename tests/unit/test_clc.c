@@ -975,12 +975,22 @@ static void test_random_properties(void **state)
         clc_on(t, tl, &o, &r);
         assert_int_equal(r->ignored, 0);
 
-        /* The command's entry point, which keeps its input, agrees. */
+        /* The command's entry point, which keeps its input, agrees, on three threads
+         * (they verify the result location by location), and so does Table 4 as
+         * computed on its own, to the bit. */
         {
             tsync_timeline *kept = NULL;
             tsync_clc_opts ko = o;
+            tsync_deviation pos, dist;
+            tsync_ctx *ctx3 = NULL;
             ko.presync = 0;
-            assert_int_equal(tsync__clc_run_new(&r2, &kept, t, in, &ko, NULL), 0);
+            assert_int_equal(tsync_ctx_new(&ctx3), 0);
+            tsync_ctx_set_threads(ctx3, 3);
+            assert_int_equal(tsync__clc_run_new(&r2, &kept, t, in, &ko, ctx3), 0);
+            assert_int_equal(tsync_deviation_compute(&pos, &dist, t, in, kept, ctx3), 0);
+            assert_memory_equal(&pos, &r->position, sizeof(pos));
+            assert_memory_equal(&dist, &r->distance, sizeof(dist));
+            tsync_ctx_free(ctx3);
             for (tsync_loc l = 0; l < t->n_locations; l++) {
                 assert_memory_equal(tsync_timeline_times(kept, l), tsync_timeline_times(tl, l),
                                     t->locations[l].n_events * sizeof(tsync_time));
