@@ -7,7 +7,7 @@
  *   DIR        default ./bench-clc (the simulated trace and the outputs)
  *   TRACESYNC  the tracesync binary to time as a whole (default: ../tracesync next to
  *              this program's directory); "-" skips the command
- *   RUNS       default 3: the floor and the command are each run this many times,
+ *   RUNS       default 5: the floor and the command are each run this many times,
  *              every time printed, the median compared
  * Prints one line per stage: stage=... fmt=otf2 events=... seconds=... events/s=...
  * [bytes/event=...], and for the command ratio_to_read+write=..., the median of the
@@ -19,14 +19,22 @@
  *                ClockOffset pre-synchronization, forward and backward amortization,
  *                the checks of every event and the Table 4 deviation (one pass,
  *                "deviation" below gives the cost of that deviation on its own)
- *   write(copy)  tsync_trace_write of the result on one thread: libotf2 reads the
- *                input and writes the copy, record by record, with the new
- *                timestamps. The floor: every tool that writes a corrected OTF2
- *                archive does this much.
+ *   write(copy)  the floor: tsync_trace_write on one thread, libotf2 reading the
+ *                input and writing the copy record by record, each run in a process
+ *                of its own as the command runs (this program again, with --copy:
+ *                it reads the trace, then times the copy alone). Every tool that
+ *                writes a corrected OTF2 archive does this much.
+ *   write(copy,warm) the same copy of the clc's result repeated in this process, for
+ *                comparison: later copies reuse memory that earlier ones had the
+ *                kernel clear, which a process of its own cannot
  *   clc-command  `tracesync clc ANCHOR -o DIR/cmd -q --latency intra=..,inter=..`, the
  *                whole process: read, three checks, pre-synchronization, clc,
  *                deviation, write, report; reading and writing on one thread per
- *                processor (its default --threads), the floor on one
+ *                processor (its default --threads), the floor on one. Its runs
+ *                alternate with the floor's, so that both see the same machine.
+ *
+ * `bench_clc --copy ANCHOR OUTDIR` is the floor's process: it prints the seconds
+ * of one copy.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,37 +92,74 @@ static void default_tracesync(const char *argv0, char *out, size_t size)
         snprintf(out, size, "../tracesync");
 }
 
-/* Runs the whole command once; returns its wall time, or a negative number. */
-static double run_command(const char *tracesync, const char *anchor, const char *outdir,
-                          const char *latency)
+/* Runs argv[0] with argv, its standard output into out[0, size) (NUL-terminated);
+ * returns its wall time, or a negative number if it failed. */
+static double run_process(char *const argv[], char *out, size_t size)
 {
     double t0;
-    int status;
+    int status, fd[2];
+    size_t got = 0;
+    ssize_t n;
     pid_t pid;
-    fflush(stdout);              /* or the child's freopen writes our buffer again */
+    fflush(stdout);              /* or the child writes our buffer again */
+    if (pipe(fd) != 0)
+        return -1;
     t0 = bench_now();
     pid = fork();
     if (pid < 0)
         return -1;
     if (pid == 0) {
-        if (!freopen("/dev/null", "w", stdout))
+        close(fd[0]);
+        if (dup2(fd[1], STDOUT_FILENO) < 0)
             _exit(127);
-        execl(tracesync, tracesync, "clc", anchor, "-o", outdir, "-q", "--latency", latency,
-              (char *)NULL);
+        execv(argv[0], argv);
         _exit(127);
     }
+    close(fd[1]);
+    while (got + 1 < size && (n = read(fd[0], out + got, size - 1 - got)) > 0)
+        got += (size_t)n;
+    out[got] = '\0';
+    while (read(fd[0], &(char){ 0 }, 1) > 0)
+        ;
+    close(fd[0]);
     if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
         return -1;
     return bench_now() - t0;
+}
+
+/* --copy ANCHOR OUTDIR: the floor's process. Reads the trace, then prints the
+ * seconds of its copy on one thread. */
+static int copy_main(const char *anchor, const char *outdir)
+{
+    tsync_trace *trace;
+    tsync_timeline *tl;
+    tsync_ctx *ctx;
+    double t0;
+    if (tsync_ctx_new(&ctx))
+        return 2;
+    if (tsync_trace_open(&trace, anchor, NULL, ctx) || tsync_timeline_new(&tl, trace, ctx))
+        bench_fail("bench_clc --copy", ctx, "read");
+    tsync_ctx_set_threads(ctx, 1);
+    t0 = bench_now();
+    if (tsync_trace_write(trace, tl, outdir, ctx))
+        bench_fail("bench_clc --copy", ctx, "write");
+    printf("%.6f\n", bench_now() - t0);
+    tsync_timeline_free(tl);
+    tsync_trace_free(trace);
+    tsync_ctx_free(ctx);
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
     uint64_t target = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
     const char *dir = argc > 2 ? argv[2] : "bench-clc";
-    int runs = argc > 4 ? atoi(argv[4]) : 3;
+    int runs = argc > 4 ? atoi(argv[4]) : 5;
     char anchor[4096], outdir[4096], cmddir[4096], cmd[8300], tracesync[4096], latency[128];
-    double floor_s[MAX_RUNS], command_s[MAX_RUNS], t0, dev_s;
+    double floor_s[MAX_RUNS], warm_s[MAX_RUNS], command_s[MAX_RUNS], t0, dev_s;
+    char self[4096], out[64];
+    ssize_t len;
+    int have_command;
     tsync_sim_opts so = TSYNC_SIM_OPTS_INIT;
     tsync_clc_opts co = TSYNC_CLC_OPTS_INIT;
     tsync_deviation pos, dist;
@@ -125,8 +170,10 @@ int main(int argc, char **argv)
     tsync_ctx *ctx;
     uint64_t events;
 
+    if (argc == 4 && strcmp(argv[1], "--copy") == 0)
+        return copy_main(argv[2], argv[3]);
     if (runs < 1 || runs > MAX_RUNS)
-        runs = 3;
+        runs = 5;
     if (argc > 3)
         snprintf(tracesync, sizeof(tracesync), "%s", argv[3]);
     else
@@ -185,28 +232,47 @@ int main(int argc, char **argv)
         t0 = bench_now();
         if (tsync_trace_write(trace, tl, outdir, ctx))
             bench_fail("bench_clc", ctx, "write");
-        floor_s[i] = bench_now() - t0;
+        warm_s[i] = bench_now() - t0;
     }
-    report("write(copy)", events, median(floor_s, runs), 0);
-    print_runs(floor_s, runs);
-    printf("\n");
 
     tsync_clc_result_free(cr);
     tsync_timeline_free(tl);
     tsync_trace_free(trace);
 
-    /* The whole command, in a process of its own, after the trace is freed here. */
-    if (strcmp(tracesync, "-") != 0 && access(tracesync, X_OK) == 0) {
-        snprintf(latency, sizeof(latency), "intra=%.17gs,inter=%.17gs", so.net.latency_intra_s,
-                 so.net.latency_inter_s);
-        for (int i = 0; i < runs; i++)
-            if ((command_s[i] = run_command(tracesync, anchor, cmddir, latency)) < 0) {
-                fprintf(stderr, "bench_clc: %s clc failed\n", tracesync);
-                return 2;
-            }
+    /* The floor and the whole command, each run in a process of its own, one after
+     * the other, after the trace is freed here. */
+    have_command = strcmp(tracesync, "-") != 0 && access(tracesync, X_OK) == 0;
+    snprintf(latency, sizeof(latency), "intra=%.17gs,inter=%.17gs", so.net.latency_intra_s,
+             so.net.latency_inter_s);
+    if ((len = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0)
+        snprintf(self, sizeof(self), "%s", argv[0]);
+    else
+        self[len] = '\0';
+    for (int i = 0; i < runs; i++) {
+        char *copy_argv[] = { self, "--copy", anchor, outdir, NULL };
+        char *clc_argv[] = { tracesync, "clc", anchor, "-o", cmddir, "-q", "--latency", latency,
+                             NULL };
+        if (run_process(copy_argv, out, sizeof(out)) < 0 || (floor_s[i] = atof(out)) <= 0) {
+            fprintf(stderr, "bench_clc: %s --copy failed\n", self);
+            return 2;
+        }
+        if (have_command && (command_s[i] = run_process(clc_argv, out, sizeof(out))) < 0) {
+            fprintf(stderr, "bench_clc: %s clc failed\n", tracesync);
+            return 2;
+        }
+    }
+    report("write(copy)", events, median(floor_s, runs), 0);
+    print_runs(floor_s, runs);
+    printf("\n");
+    report("write(copy,warm)", events, median(warm_s, runs), 0);
+    print_runs(warm_s, runs);
+    printf("\n");
+    if (have_command) {
         report("clc-command", events, median(command_s, runs), 0);
         print_runs(command_s, runs);
-        printf(" ratio_to_read+write=%.2f\n", median(command_s, runs) / median(floor_s, runs));
+        printf(" ratio_to_read+write=%.2f ratio_to_warm_copy=%.2f\n",
+               median(command_s, runs) / median(floor_s, runs),
+               median(command_s, runs) / median(warm_s, runs));
     } else {
         printf("stage=clc-command      skipped: no executable %s\n", tracesync);
     }
