@@ -322,8 +322,9 @@ static int verify(struct clc *c, tsync_clc_result *r)
         return tsync__oom(c->ctx);
     job.c = c;
     atomic_init(&job.next, 0);
-    tsync__run_workers(n < t->n_locations ? n : t->n_locations ? t->n_locations : 1,
-                       verify_worker, &job);
+    if (n > t->n_locations)
+        n = t->n_locations ? t->n_locations : 1;
+    tsync__run_workers(n, verify_worker, &job);
     memset(&pos, 0, sizeof(pos));
     memset(&dist, 0, sizeof(dist));
     for (tsync_loc l = 0; l < t->n_locations; l++) {

@@ -1,10 +1,13 @@
-/* vec.h - growing arrays: the one reallocation policy of the library.
+/* vec.h - growing arrays: the one reallocation policy of the library; and large
+ * arrays of known size.
  *
- * Arrays of a value per event or per message run to hundreds of megabytes. Those of
- * 4 MiB and more are backed by huge pages where the kernel allows it (Linux's
- * transparent huge pages, madvise): one page fault and one TLB entry for 2 MiB
- * instead of 512 of each, which the random accesses of matching, the clc and the
- * checks feel as much as the allocation does. */
+ * Arrays of a value per event or per message run to hundreds of megabytes. Those
+ * made by tsync__alloc_array of 4 MiB and more are backed by huge pages where the
+ * kernel allows it (Linux's transparent huge pages, madvise): one page fault and one
+ * TLB entry for 2 MiB instead of 512 of each, which the random accesses of
+ * matching, the clc and the checks feel as much as the allocation does. Growing
+ * arrays are not: doubling leaves up to half of them untouched, and huge pages on
+ * them cost more CPU than they saved. */
 #ifndef TSYNC_UTIL_VEC_H
 #define TSYNC_UTIL_VEC_H
 
