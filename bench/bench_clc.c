@@ -51,14 +51,6 @@
 
 #define MAX_RUNS 15
 
-static void report(const char *stage, uint64_t events, double seconds, double bytes_per_event)
-{
-    printf("stage=%-16s fmt=otf2 events=%llu seconds=%.3f events/s=%.3g", stage,
-           (unsigned long long)events, seconds, (double)events / seconds);
-    if (bytes_per_event > 0)
-        printf(" bytes/event=%.1f", bytes_per_event);
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -196,7 +188,7 @@ int main(int argc, char **argv)
     if (tsync_trace_open(&trace, anchor, NULL, ctx))
         bench_fail("bench_clc", ctx, "read");
     events = tsync_trace_event_count(trace);
-    report("read+match", events, bench_now() - t0,
+    bench_report_otf2("read+match", events, bench_now() - t0,
            (double)tsync_trace_memory(trace) / (double)events);
     printf("\n");
     if (tsync_timeline_new(&tl, trace, ctx))
@@ -207,7 +199,7 @@ int main(int argc, char **argv)
     t0 = bench_now();
     if (tsync_clc_run(&cr, trace, tl, &co, ctx))
         bench_fail("bench_clc", ctx, "clc");
-    report("clc", events, bench_now() - t0,
+    bench_report_otf2("clc", events, bench_now() - t0,
            (double)(tsync_trace_memory(trace) + cr->memory) / (double)events +
                (double)sizeof(tsync_time));
     printf("\n  passes=%u corrected=%llu moved=%llu working_memory_bytes/event=%.1f\n",
@@ -261,14 +253,14 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    report("write(copy)", events, median(floor_s, runs), 0);
+    bench_report_otf2("write(copy)", events, median(floor_s, runs), 0);
     print_runs(floor_s, runs);
     printf("\n");
-    report("write(copy,warm)", events, median(warm_s, runs), 0);
+    bench_report_otf2("write(copy,warm)", events, median(warm_s, runs), 0);
     print_runs(warm_s, runs);
     printf("\n");
     if (have_command) {
-        report("clc-command", events, median(command_s, runs), 0);
+        bench_report_otf2("clc-command", events, median(command_s, runs), 0);
         print_runs(command_s, runs);
         printf(" ratio_to_read+write=%.2f ratio_to_warm_copy=%.2f\n",
                median(command_s, runs) / median(floor_s, runs),

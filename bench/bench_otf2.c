@@ -19,12 +19,10 @@
 #define RANKS 16
 #define NODES 4
 
+/* One stage's line. */
 static void report(const char *stage, uint64_t events, double seconds, double bytes_per_event)
 {
-    printf("stage=%-14s fmt=otf2 events=%llu seconds=%.3f events/s=%.3g", stage,
-           (unsigned long long)events, seconds, (double)events / seconds);
-    if (bytes_per_event > 0)
-        printf(" bytes/event=%.1f", bytes_per_event);
+    bench_report_otf2(stage, events, seconds, bytes_per_event);
     printf("\n");
 }
 

@@ -3,6 +3,7 @@
 #ifndef TSYNC_BENCH_UTIL_H
 #define TSYNC_BENCH_UTIL_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -15,6 +16,18 @@ static inline double bench_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The start of a stage's line on an OTF2 trace, without its end of line:
+ * "stage=STAGE fmt=otf2 events=N seconds=S events/s=R [bytes/event=B]" (bytes per
+ * event left out when not positive). */
+static inline void bench_report_otf2(const char *stage, uint64_t events, double seconds,
+                                     double bytes_per_event)
+{
+    printf("stage=%-16s fmt=otf2 events=%llu seconds=%.3f events/s=%.3g", stage,
+           (unsigned long long)events, seconds, (double)events / seconds);
+    if (bytes_per_event > 0)
+        printf(" bytes/event=%.1f", bytes_per_event);
 }
 
 /* "PROGRAM: WHAT: the context's error", exit 2. */
