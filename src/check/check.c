@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "tracesync/check.h"
+#include "match/match.h"
 #include "trace/trace.h"
 #include "util/ctx.h"
 #include "util/units.h"
@@ -175,49 +176,14 @@ static int eval_pair(struct check *c, struct acc *a, tsync_loc s, tsync_loc r, t
 
 /* ---- collectives ---------------------------------------------------------------- */
 
-/* Section 4.1: who is in S (logical send at begin) and who in R (logical receive
- * at end). 1-to-N sends from the root only, N-to-1 receives at the root only; the
- * recorded roles decide the rest (members without data are left out). */
 static int in_S(const struct tsync_collective *co, const struct tsync_coll_member *m)
 {
-    switch (co->cls) {
-    case TSYNC_COLL_ONE_TO_N:
-        return co->root != TSYNC_NONE ? m->comm_rank == co->root : m->sends;
-    case TSYNC_COLL_N_TO_ONE:
-    case TSYNC_COLL_N_TO_N:
-    case TSYNC_COLL_SCAN:
-    case TSYNC_COLL_EXSCAN:
-        return m->sends;
-    default:
-        return 0;
-    }
+    return (tsync__coll_role(co, m) & TSYNC_COLL_SENDS) != 0;
 }
 
 static int in_R(const struct tsync_collective *co, const struct tsync_coll_member *m)
 {
-    switch (co->cls) {
-    case TSYNC_COLL_N_TO_ONE:
-        return co->root != TSYNC_NONE ? m->comm_rank == co->root : m->recvs;
-    case TSYNC_COLL_ONE_TO_N:
-    case TSYNC_COLL_N_TO_N:
-    case TSYNC_COLL_SCAN:
-    case TSYNC_COLL_EXSCAN:
-        return m->recvs;
-    default:
-        return 0;
-    }
-}
-
-/* Does the member with comm rank k send to the member with comm rank i? MPI_Scan
- * delivers to rank i the data of ranks 0..i, MPI_Exscan of ranks 0..i-1 (MPI 4.0,
- * section 6.11). The seed's formula in section 4.1, {(e_k, e_i) | i = 0..k-x}
- * with "x = 0 for MPI_Exscan() and x = 1 for MPI_Exscan()", has a typo (exscan
- * twice) and reads as if rank k sent to the ranks below it; we implement MPI's
- * semantics instead. As pairs on one location are left out, the only pair that
- * scan has and exscan lacks (k = i) never counts: both give the same messages. */
-static int scan_flows(const struct tsync_collective *co, uint32_t k, uint32_t i)
-{
-    return co->cls == TSYNC_COLL_SCAN ? k <= i : k < i;
+    return (tsync__coll_role(co, m) & TSYNC_COLL_RECVS) != 0;
 }
 
 /* By time; equal times by location descending, so that the worst-pair walk, which
@@ -352,7 +318,7 @@ static int check_scan(struct check *c, const struct tsync_collective *co,
         for (uint32_t k = 0; k < co->n_members; k++) {
             int rc;
             if (!in_S(co, &m[k]) || m[k].loc == m[i].loc ||
-                !scan_flows(co, m[k].comm_rank, m[i].comm_rank))
+                !tsync__scan_flows(co, m[k].comm_rank, m[i].comm_rank))
                 continue;
             rc = eval_pair(c, &c->coll, m[k].loc, m[i].loc, c->time[m[k].loc][m[k].begin_idx],
                            c->time[m[i].loc][m[i].end_idx], 0, 1);
@@ -456,7 +422,7 @@ static int count_chosen(struct check *c, struct pair_ent *pe, size_t n)
             s = &m[si[j]];
             r = &m[ri[j]];
             if ((co->cls == TSYNC_COLL_SCAN || co->cls == TSYNC_COLL_EXSCAN) &&
-                !scan_flows(co, s->comm_rank, r->comm_rank))
+                !tsync__scan_flows(co, s->comm_rank, r->comm_rank))
                 continue;
             ts = c->time[s->loc][s->begin_idx];
             tr = c->time[r->loc][r->end_idx];

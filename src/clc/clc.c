@@ -25,29 +25,6 @@
 #define DELTA_MAX ((int64_t)1 << 24)
 #define RANGE_BLOCK 4096 /* events mapped and range-checked at a time */
 
-/* Seed 002, section 4.1: who in a collective sends (begin) and who receives
- * (end), as tsync_check_run counts them: 1-to-N sends from the root only, N-to-1
- * receives at the root only, members without data are left out where the trace
- * recorded sizes (src/match/collective.c). */
-static uint8_t role_of(const struct tsync_collective *co, const struct tsync_coll_member *m)
-{
-    int root_known = co->root != TSYNC_NONE, is_root = m->comm_rank == co->root;
-    switch (co->cls) {
-    case TSYNC_COLL_ONE_TO_N:
-        return (uint8_t)(((root_known ? is_root : m->sends) ? CLC_SEND : 0) |
-                         (m->recvs ? CLC_RECV : 0));
-    case TSYNC_COLL_N_TO_ONE:
-        return (uint8_t)((m->sends ? CLC_SEND : 0) |
-                         ((root_known ? is_root : m->recvs) ? CLC_RECV : 0));
-    case TSYNC_COLL_N_TO_N:
-    case TSYNC_COLL_SCAN:
-    case TSYNC_COLL_EXSCAN:
-        return (uint8_t)((m->sends ? CLC_SEND : 0) | (m->recvs ? CLC_RECV : 0));
-    default:
-        return 0;
-    }
-}
-
 static int bad_event(const struct tsync_trace *t, tsync_loc loc, uint64_t idx)
 {
     return loc >= t->n_locations || idx >= t->locations[loc].n_events;
@@ -119,7 +96,7 @@ static int build_index(struct clc *c)
                                    "refers to events that do not exist or are out of order",
                                    t->path, q, i);
             c->inst[k] = (uint32_t)q;
-            c->role[k] = role_of(co, m);
+            c->role[k] = (uint8_t)tsync__coll_role(co, m);
             if (c->role[k])
                 tsync__clc_list_mark(&c->membs, m->loc, m->begin_idx);
         }

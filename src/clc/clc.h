@@ -15,11 +15,12 @@
 
 #include "tracesync/clc.h"
 #include "tracesync/timemap.h"
+#include "match/match.h"
 #include "trace/trace.h"
 
-/* Roles of a collective member (seed 002, section 4.1). */
-#define CLC_SEND 1u  /* its begin is a logical send (member of S) */
-#define CLC_RECV 2u  /* its end is a logical receive (member of R) */
+/* Roles of a collective member (seed 002, section 4.1; tsync__coll_role). */
+#define CLC_SEND TSYNC_COLL_SENDS  /* its begin is a logical send (member of S) */
+#define CLC_RECV TSYNC_COLL_RECVS  /* its end is a logical receive (member of R) */
 
 #define CLC_NONE INT64_MIN  /* no bound: no send reaches this receive */
 #define CLC_TIME_MAX ((int64_t)1 << 60) /* |times| accepted; sums stay far from overflow */

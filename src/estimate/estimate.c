@@ -80,6 +80,17 @@ static int check_opts(struct run *r, const tsync_estimate_opts *o,
             return tsync__fail(r->ctx, TSYNC_EINVAL, "%s: estimate: message %zu refers to an "
                                "event that does not exist", t->path, i);
     }
+    for (size_t q = 0; q < t->n_collectives; q++) {
+        const struct tsync_collective *co = &t->collectives[q];
+        for (uint32_t i = 0; i < co->n_members; i++) {
+            const struct tsync_coll_member *m = &t->members[co->first_member + i];
+            if (co->first_member + i >= t->n_members || m->loc >= t->n_locations ||
+                m->begin_idx >= t->locations[m->loc].n_events ||
+                m->end_idx >= t->locations[m->loc].n_events)
+                return tsync__fail(r->ctx, TSYNC_EINVAL, "%s: estimate: collective %zu refers "
+                                   "to an event that does not exist", t->path, q);
+        }
+    }
     so->exchanges = o->estimator == TSYNC_ESTIMATOR_REGRESSION;
     so->offsets = o->use_clock_offsets;
     r->params.max_drift = o->max_drift;

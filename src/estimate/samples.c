@@ -1,6 +1,7 @@
 /* samples.c - the samples of every pair of clock domains: one-way constraints from
- * each message, exchange samples (seed 003, Eq. 3) from each message and its
- * answer, and ClockOffset records as measured samples.
+ * each message and from the logical messages of collectives, exchange samples
+ * (seed 003, Eq. 3) from each message and its answer, and ClockOffset records as
+ * measured samples.
  *
  * A pair {lo, hi} (lo < hi) is seen on the plane x = lo's clock, y = hi's clock
  * (estimator.h). With mu the minimum latency of the message (intra-node when both
@@ -36,6 +37,7 @@
 #include <string.h>
 
 #include "estimate/samples.h"
+#include "match/match.h"
 #include "util/vec.h"
 
 #define CONTRADICTION_FACTOR 10   /* x the larger minimum latency: no shared clock */
@@ -195,6 +197,21 @@ static int64_t mu_between(const struct collector *c, tsync_loc a, tsync_loc b)
     return L[a].node == L[b].node ? c->o->mu_intra : c->o->mu_inter;
 }
 
+/* A message, point-to-point or logical, from domain ds (sent at ts) to domain
+ * dr != ds (received at tr): its one-way constraint. */
+static int add_constraint(struct collector *c, uint32_t ds, uint32_t dr, tsync_time ts,
+                          tsync_time tr, int64_t mu)
+{
+    struct tsync__edge *e;
+    int rc;
+    if ((rc = edge_of(c, ds, dr, &e)))
+        return rc;
+    e->messages++;
+    if (ds < dr)
+        return push_pt(&e->s.above, &e->s.n_above, &e->s.cap_above, ts, tr - mu);
+    return push_pt(&e->s.below, &e->s.n_below, &e->s.cap_below, tr - mu, ts);
+}
+
 /* One message: a one-way constraint, or a check of its domain. */
 static int add_message(struct collector *c, const struct tsync_message *m,
                        struct tsync__intra *intra)
@@ -203,8 +220,6 @@ static int add_message(struct collector *c, const struct tsync_message *m,
     uint32_t ds = L[m->send_loc].domain, dr = L[m->recv_loc].domain;
     tsync_time ts = L[m->send_loc].time[m->send_idx], tr = L[m->recv_loc].time[m->recv_idx];
     int64_t mu = mu_between(c, m->send_loc, m->recv_loc);
-    struct tsync__edge *e;
-    int rc;
 
     if (ds == dr) {
         int64_t lim = CONTRADICTION_FACTOR * (c->o->mu_intra > c->o->mu_inter ? c->o->mu_intra
@@ -221,12 +236,7 @@ static int add_message(struct collector *c, const struct tsync_message *m,
         }
         return 0;
     }
-    if ((rc = edge_of(c, ds, dr, &e)))
-        return rc;
-    e->messages++;
-    if (ds < dr)
-        return push_pt(&e->s.above, &e->s.n_above, &e->s.cap_above, ts, tr - mu);
-    return push_pt(&e->s.below, &e->s.n_below, &e->s.cap_below, tr - mu, ts);
+    return add_constraint(c, ds, dr, ts, tr, mu);
 }
 
 /* One ClockOffset record: two one-way constraints (and an exchange) around the
@@ -257,6 +267,156 @@ static int add_offset(struct collector *c, const struct tsync_clock_offset *r, u
             return TSYNC_ENOMEM;
     }
     return 0;
+}
+
+/* ---- collectives ------------------------------------------------------------------------ */
+
+/* The logical messages of one collective instance (seed 002, section 4.1; roles
+ * by tsync__coll_role) seen per domain: every logical message from domain A to
+ * domain B says f_AB(begin) + mu <= end, and f is monotone, so of all of them only
+ * the latest begin in A against the earliest end in B binds. One pass over the
+ * members finds both per domain; the instance then gives one constraint per
+ * ordered pair of domains with a send and a receive, whatever the number of
+ * members (an N-to-N instance of 64 ranks on 16 nodes: 240, not 4032). The
+ * latency is that of the two locations chosen, as the CLC's collective bound
+ * (clc/collective.c) uses it. Scan and exscan deliver only upward in comm rank:
+ * the members are visited rank by rank, each receive against the latest send so
+ * far of every other domain (O(members x domains) per instance; scans are rare). */
+struct coll_ends {
+    uint64_t epoch, *s_stamp, *r_stamp;
+    tsync_time *s_time, *r_time;
+    tsync_loc *s_loc, *r_loc;
+    uint32_t *s_dom, *r_dom;     /* the domains with a send (a receive) so far */
+    uint32_t n_s, n_r;
+};
+
+static void coll_ends_free(struct coll_ends *ce)
+{
+    free(ce->s_stamp);
+    free(ce->r_stamp);
+    free(ce->s_time);
+    free(ce->r_time);
+    free(ce->s_loc);
+    free(ce->r_loc);
+    free(ce->s_dom);
+    free(ce->r_dom);
+}
+
+static int coll_ends_init(struct coll_ends *ce, uint32_t n_domains)
+{
+    size_t n = n_domains ? n_domains : 1;
+    memset(ce, 0, sizeof(*ce));
+    ce->s_stamp = calloc(n, sizeof(*ce->s_stamp));
+    ce->r_stamp = calloc(n, sizeof(*ce->r_stamp));
+    ce->s_time = malloc(n * sizeof(*ce->s_time));
+    ce->r_time = malloc(n * sizeof(*ce->r_time));
+    ce->s_loc = malloc(n * sizeof(*ce->s_loc));
+    ce->r_loc = malloc(n * sizeof(*ce->r_loc));
+    ce->s_dom = malloc(n * sizeof(*ce->s_dom));
+    ce->r_dom = malloc(n * sizeof(*ce->r_dom));
+    if (!ce->s_stamp || !ce->r_stamp || !ce->s_time || !ce->r_time || !ce->s_loc || !ce->r_loc ||
+        !ce->s_dom || !ce->r_dom) {
+        coll_ends_free(ce);
+        return TSYNC_ENOMEM;
+    }
+    return 0;
+}
+
+/* Notes a logical send (latest = 1: the latest per domain counts) or receive (the
+ * earliest) of location loc at t. */
+static void coll_note(struct coll_ends *ce, int send, uint32_t d, tsync_loc loc, tsync_time t)
+{
+    uint64_t *stamp = send ? ce->s_stamp : ce->r_stamp;
+    tsync_time *time = send ? ce->s_time : ce->r_time;
+    tsync_loc *where = send ? ce->s_loc : ce->r_loc;
+    if (stamp[d] != ce->epoch) {
+        stamp[d] = ce->epoch;
+        if (send)
+            ce->s_dom[ce->n_s++] = d;
+        else
+            ce->r_dom[ce->n_r++] = d;
+    } else if (send ? t <= time[d] : t >= time[d]) {
+        return;
+    }
+    time[d] = t;
+    where[d] = loc;
+}
+
+/* Members [b, e) of an instance that send, noted. */
+static void coll_note_sends(struct collector *c, struct coll_ends *ce,
+                            const struct tsync_collective *co, uint32_t b, uint32_t e)
+{
+    const struct tsync_location *L = c->t->locations;
+    const struct tsync_coll_member *m = &c->t->members[co->first_member];
+    for (uint32_t i = b; i < e; i++)
+        if (tsync__coll_role(co, &m[i]) & TSYNC_COLL_SENDS)
+            coll_note(ce, 1, L[m[i].loc].domain, m[i].loc, L[m[i].loc].time[m[i].begin_idx]);
+}
+
+/* The receive of location loc at tr against the latest send of every other domain
+ * noted so far. */
+static int coll_receive(struct collector *c, const struct coll_ends *ce, tsync_loc loc,
+                        tsync_time tr)
+{
+    uint32_t dr = c->t->locations[loc].domain;
+    for (uint32_t k = 0; k < ce->n_s; k++) {
+        uint32_t ds = ce->s_dom[k];
+        int rc;
+        if (ds != dr && (rc = add_constraint(c, ds, dr, ce->s_time[ds], tr,
+                                             mu_between(c, ce->s_loc[ds], loc))))
+            return rc;
+    }
+    return 0;
+}
+
+static int add_collective(struct collector *c, struct coll_ends *ce,
+                          const struct tsync_collective *co)
+{
+    const struct tsync_location *L = c->t->locations;
+    const struct tsync_coll_member *m = &c->t->members[co->first_member];
+    uint32_t n = co->n_members;
+    int rc;
+    ce->epoch++;
+    ce->n_s = ce->n_r = 0;
+    if (co->cls == TSYNC_COLL_SCAN || co->cls == TSYNC_COLL_EXSCAN) {
+        for (uint32_t b = 0, e; b < n; b = e) {    /* runs of one comm rank, upward */
+            for (e = b + 1; e < n && m[e].comm_rank == m[b].comm_rank; e++)
+                ;
+            if (co->cls == TSYNC_COLL_SCAN)         /* scan delivers to its own rank */
+                coll_note_sends(c, ce, co, b, e);
+            for (uint32_t i = b; i < e; i++)
+                if ((tsync__coll_role(co, &m[i]) & TSYNC_COLL_RECVS) &&
+                    (rc = coll_receive(c, ce, m[i].loc, L[m[i].loc].time[m[i].end_idx])))
+                    return rc;
+            if (co->cls == TSYNC_COLL_EXSCAN)
+                coll_note_sends(c, ce, co, b, e);
+        }
+        return 0;
+    }
+    coll_note_sends(c, ce, co, 0, n);
+    for (uint32_t i = 0; i < n; i++)
+        if (tsync__coll_role(co, &m[i]) & TSYNC_COLL_RECVS)
+            coll_note(ce, 0, L[m[i].loc].domain, m[i].loc, L[m[i].loc].time[m[i].end_idx]);
+    for (uint32_t k = 0; k < ce->n_r; k++) {
+        uint32_t dr = ce->r_dom[k];
+        if ((rc = coll_receive(c, ce, ce->r_loc[dr], ce->r_time[dr])))
+            return rc;
+    }
+    return 0;
+}
+
+static int collect_collectives(struct collector *c)
+{
+    struct coll_ends ce;
+    int rc = 0;
+    if (!c->t->n_collectives)
+        return 0;
+    if (coll_ends_init(&ce, c->t->n_domains))
+        return TSYNC_ENOMEM;
+    for (size_t q = 0; q < c->t->n_collectives && rc == 0; q++)
+        rc = add_collective(c, &ce, &c->t->collectives[q]);
+    coll_ends_free(&ce);
+    return rc;
 }
 
 /* ---- exchanges -------------------------------------------------------------------------- */
@@ -388,6 +548,8 @@ int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
     for (size_t i = 0; i < t->n_messages; i++)
         if ((rc = add_message(&c, &t->messages[i], intra)))
             return rc;
+    if ((rc = collect_collectives(&c)))
+        return rc;
     if (o->offsets && t->n_ranks > 0 && t->rank_loc && t->rank_loc[0] < t->n_locations) {
         uint32_t master = t->locations[t->rank_loc[0]].domain;
         for (size_t i = 0; i < t->n_offsets; i++)

@@ -15,6 +15,29 @@
 #include "util/ctx.h"
 #include "util/vec.h"
 
+unsigned tsync__coll_role(const struct tsync_collective *co, const struct tsync_coll_member *m)
+{
+    int root_known = co->root != TSYNC_NONE, is_root = m->comm_rank == co->root;
+    unsigned s = m->sends ? TSYNC_COLL_SENDS : 0, r = m->recvs ? TSYNC_COLL_RECVS : 0;
+    switch (co->cls) {
+    case TSYNC_COLL_ONE_TO_N:
+        return (root_known ? (is_root ? TSYNC_COLL_SENDS : 0) : s) | r;
+    case TSYNC_COLL_N_TO_ONE:
+        return s | (root_known ? (is_root ? TSYNC_COLL_RECVS : 0) : r);
+    case TSYNC_COLL_N_TO_N:
+    case TSYNC_COLL_SCAN:
+    case TSYNC_COLL_EXSCAN:
+        return s | r;
+    default:
+        return 0;
+    }
+}
+
+int tsync__scan_flows(const struct tsync_collective *co, uint32_t k, uint32_t i)
+{
+    return co->cls == TSYNC_COLL_SCAN ? k <= i : k < i;
+}
+
 static int coll_cmp(const void *pa, const void *pb)
 {
     const struct tsync_coll_rec *a = pa, *b = pb;

@@ -40,6 +40,23 @@ struct tsync_match_input {
 
 void tsync__match_input_free(struct tsync_match_input *in);
 
+/* A member's part in the logical messages of its collective instance (seed 002,
+ * section 4.1): its begin is a logical send (member of S), its end a logical
+ * receive (member of R). 1-to-N sends from the root only, N-to-1 receives at the
+ * root only; the recorded roles decide the rest (members without data are left
+ * out). The one rule of check, the CLC and estimate. */
+#define TSYNC_COLL_SENDS 1u
+#define TSYNC_COLL_RECVS 2u
+unsigned tsync__coll_role(const struct tsync_collective *co, const struct tsync_coll_member *m);
+
+/* Whether, in a scan or exscan instance, the member of comm rank k sends to the
+ * member of comm rank i: MPI_Scan delivers to rank i the data of ranks 0..i,
+ * MPI_Exscan of ranks 0..i-1 (MPI 4.0, section 6.11). The seed's formula in
+ * section 4.1, {(e_k, e_i) | i = 0..k-x} with "x = 0 for MPI_Exscan() and x = 1
+ * for MPI_Exscan()", has a typo (exscan twice) and reads as if rank k sent to the
+ * ranks below it; MPI's semantics are implemented instead. */
+int tsync__scan_flows(const struct tsync_collective *co, uint32_t k, uint32_t i);
+
 /* Pairs sends with receives: per key, first send to first receive (MPI's
  * non-overtaking rule). Fills trace->messages and the unmatched counts, warns
  * about unmatched messages. Sorts the records in place. Fails only on ENOMEM. */

@@ -1,0 +1,210 @@
+/* test_samples.c - the samples of pairs of clock domains (src/estimate/samples.c):
+ * the roles of collective members (seed 002, section 4.1) and the one-way
+ * constraints their logical messages give, one per instance and ordered pair of
+ * domains (the latest begin against the earliest end), scan and exscan upward only. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "estimate/samples.h"
+#include "match/match.h"
+
+#include "est_fixture.h"
+
+#define MU_INTRA 300
+#define MU_INTER 1000
+
+static const uint32_t TWO_NODES_OF_TWO[] = { 0, 0, 1, 1 };
+
+/* Four locations, each with a collective begin at b[i] and end at e[i] (ticks),
+ * one instance of class cls with root `root` (comm rank = location). */
+static tsync_trace *one_instance(const uint32_t *node_of, int per_location, enum tsync_coll_class cls,
+                                 uint32_t root, const tsync_time *b, const tsync_time *e)
+{
+    struct fx *f = fx_new(4, node_of, per_location);
+    tsync_trace *t;
+    for (tsync_loc l = 0; l < 4; l++) {
+        fx_event(f, l, b[l]);
+        fx_event(f, l, e[l]);
+    }
+    t = fx_done(f);
+    t->collectives = calloc(1, sizeof(*t->collectives));
+    t->members = calloc(4, sizeof(*t->members));
+    assert_true(t->collectives && t->members);
+    t->n_collectives = 1;
+    t->n_members = 4;
+    t->collectives[0] = (struct tsync_collective){ 0, 0, root, (uint8_t)cls, 4, 0 };
+    for (tsync_loc l = 0; l < 4; l++)   /* every member records data both ways */
+        t->members[l] = (struct tsync_coll_member){ l, l, 0, 1, 1, 1 };
+    return t;
+}
+
+struct collected {
+    struct tsync__graph g;
+    struct tsync__intra intra;
+};
+
+static void collect(struct collected *c, const tsync_trace *t)
+{
+    struct tsync__sample_opts o = { MU_INTRA, MU_INTER, 0, 0 };
+    assert_int_equal(tsync__graph_init(&c->g, t->n_domains), 0);
+    assert_int_equal(tsync__collect_samples(&c->g, t, &o, &c->intra), 0);
+}
+
+/* The edge of domains lo < hi. */
+static const struct tsync__edge *edge(const struct collected *c, uint32_t lo, uint32_t hi)
+{
+    for (size_t i = 0; i < c->g.n_edges; i++)
+        if (c->g.e[i].lo == lo && c->g.e[i].hi == hi)
+            return &c->g.e[i];
+    return NULL;
+}
+
+static const tsync_time B[] = { 100, 300, 200, 250 };
+static const tsync_time E[] = { 1000, 900, 1100, 950 };
+
+static void test_roles(void **state)
+{
+    struct tsync_collective co = { 0, 0, 2, TSYNC_COLL_ONE_TO_N, 4, 0 };
+    struct tsync_coll_member m = { 0, 1, 0, 1, 1, 1 }, root = { 0, 2, 0, 1, 1, 1 };
+    (void)state;
+    assert_int_equal(tsync__coll_role(&co, &m), TSYNC_COLL_RECVS);
+    assert_int_equal(tsync__coll_role(&co, &root), TSYNC_COLL_SENDS | TSYNC_COLL_RECVS);
+    co.cls = TSYNC_COLL_N_TO_ONE;
+    assert_int_equal(tsync__coll_role(&co, &m), TSYNC_COLL_SENDS);
+    assert_int_equal(tsync__coll_role(&co, &root), TSYNC_COLL_SENDS | TSYNC_COLL_RECVS);
+    co.root = TSYNC_NONE;              /* no root recorded: the recorded data decide */
+    m.recvs = 0;
+    assert_int_equal(tsync__coll_role(&co, &m), TSYNC_COLL_SENDS);
+    co.cls = TSYNC_COLL_N_TO_N;
+    m.recvs = 1;
+    m.sends = 0;                       /* a member without data is left out of S */
+    assert_int_equal(tsync__coll_role(&co, &m), TSYNC_COLL_RECVS);
+    co.cls = TSYNC_COLL_NONE;
+    assert_int_equal(tsync__coll_role(&co, &root), 0);
+    co.cls = TSYNC_COLL_SCAN;
+    assert_true(tsync__scan_flows(&co, 1, 1) && tsync__scan_flows(&co, 0, 3));
+    assert_false(tsync__scan_flows(&co, 2, 1));
+    co.cls = TSYNC_COLL_EXSCAN;
+    assert_false(tsync__scan_flows(&co, 1, 1));
+    assert_true(tsync__scan_flows(&co, 0, 1));
+}
+
+/* N-to-N over two nodes of two ranks: the four logical messages each way reduce to
+ * the latest begin against the earliest end, one constraint per direction. */
+static void test_n_to_n_reduced(void **state)
+{
+    tsync_trace *t = one_instance(TWO_NODES_OF_TWO, 0, TSYNC_COLL_N_TO_N, TSYNC_NONE, B, E);
+    struct collected c;
+    const struct tsync__edge *e;
+    (void)state;
+    collect(&c, t);
+    assert_int_equal(c.g.n_edges, 1);
+    assert_non_null(e = edge(&c, 0, 1));
+    assert_int_equal(e->s.n_above, 1);   /* node 0 -> node 1: begin 300 (L1), end 950 (L3) */
+    assert_int_equal(e->s.above[0].x, 300);
+    assert_int_equal(e->s.above[0].y, 950 - MU_INTER);
+    assert_int_equal(e->s.n_below, 1);   /* node 1 -> node 0: begin 250 (L3), end 900 (L1) */
+    assert_int_equal(e->s.below[0].x, 900 - MU_INTER);
+    assert_int_equal(e->s.below[0].y, 250);
+    assert_int_equal(e->messages, 2);
+    tsync__graph_free(&c.g);
+    tsync_trace_free(t);
+}
+
+/* One rank per domain: N-to-N gives every ordered pair once. */
+static void test_n_to_n_per_location(void **state)
+{
+    tsync_trace *t = one_instance(TWO_NODES_OF_TWO, 1, TSYNC_COLL_N_TO_N, TSYNC_NONE, B, E);
+    struct collected c;
+    const struct tsync__edge *e;
+    (void)state;
+    collect(&c, t);
+    assert_int_equal(c.g.n_edges, 6);
+    for (size_t i = 0; i < c.g.n_edges; i++)
+        assert_true(c.g.e[i].s.n_above == 1 && c.g.e[i].s.n_below == 1);
+    assert_non_null(e = edge(&c, 0, 1));       /* same node: the intra-node latency */
+    assert_int_equal(e->s.above[0].y, E[1] - MU_INTRA);
+    assert_non_null(e = edge(&c, 1, 2));
+    assert_int_equal(e->s.above[0].x, B[1]);
+    assert_int_equal(e->s.above[0].y, E[2] - MU_INTER);
+    tsync__graph_free(&c.g);
+    tsync_trace_free(t);
+}
+
+/* 1-to-N sends from the root only, N-to-1 receives at the root only. */
+static void test_rooted(void **state)
+{
+    tsync_trace *t = one_instance(TWO_NODES_OF_TWO, 0, TSYNC_COLL_ONE_TO_N, 0, B, E);
+    struct collected c;
+    const struct tsync__edge *e;
+    (void)state;
+    collect(&c, t);
+    assert_non_null(e = edge(&c, 0, 1));
+    assert_int_equal(e->s.n_above, 1);    /* root L0's begin 100 against node 1's end 950 */
+    assert_int_equal(e->s.above[0].x, 100);
+    assert_int_equal(e->s.above[0].y, 950 - MU_INTER);
+    assert_int_equal(e->s.n_below, 0);
+    tsync__graph_free(&c.g);
+    tsync_trace_free(t);
+
+    t = one_instance(TWO_NODES_OF_TWO, 0, TSYNC_COLL_N_TO_ONE, 2, B, E);
+    collect(&c, t);
+    assert_non_null(e = edge(&c, 0, 1));
+    assert_int_equal(e->s.n_above, 1);    /* node 0's latest begin 300 against root L2's end */
+    assert_int_equal(e->s.above[0].x, 300);
+    assert_int_equal(e->s.above[0].y, 1100 - MU_INTER);
+    assert_int_equal(e->s.n_below, 0);
+    tsync__graph_free(&c.g);
+    tsync_trace_free(t);
+}
+
+/* Scan and exscan deliver upward in comm rank only: node 1 (ranks 2, 3) never
+ * sends to node 0 (ranks 0, 1); each of node 1's receives is held against node 0's
+ * latest send. */
+static void test_scan(void **state)
+{
+    static const enum tsync_coll_class cls[] = { TSYNC_COLL_SCAN, TSYNC_COLL_EXSCAN };
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        tsync_trace *t = one_instance(TWO_NODES_OF_TWO, 0, cls[k], TSYNC_NONE, B, E);
+        struct collected c;
+        const struct tsync__edge *e;
+        collect(&c, t);
+        assert_non_null(e = edge(&c, 0, 1));
+        assert_int_equal(e->s.n_below, 0);
+        assert_int_equal(e->s.n_above, 2);
+        assert_true(e->s.above[0].x == 300 && e->s.above[1].x == 300);
+        assert_int_equal(e->s.above[0].y + e->s.above[1].y, 950 + 1100 - 2 * MU_INTER);
+        assert_true(e->s.above[0].y == 950 - MU_INTER || e->s.above[1].y == 950 - MU_INTER);
+        tsync__graph_free(&c.g);
+        tsync_trace_free(t);
+
+        /* One rank per domain: k -> i for k < i, six pairs, all upward. */
+        t = one_instance(TWO_NODES_OF_TWO, 1, cls[k], TSYNC_NONE, B, E);
+        collect(&c, t);
+        assert_int_equal(c.g.n_edges, 6);
+        for (size_t i = 0; i < c.g.n_edges; i++) {
+            assert_int_equal(c.g.e[i].s.n_above, 1);
+            assert_int_equal(c.g.e[i].s.n_below, 0);
+            assert_int_equal(c.g.e[i].s.above[0].x, B[c.g.e[i].lo]);
+        }
+        tsync__graph_free(&c.g);
+        tsync_trace_free(t);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roles),
+        cmocka_unit_test(test_n_to_n_reduced),
+        cmocka_unit_test(test_n_to_n_per_location),
+        cmocka_unit_test(test_rooted),
+        cmocka_unit_test(test_scan),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
