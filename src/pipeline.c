@@ -15,6 +15,7 @@
 
 #include "check/check_json.h"
 #include "clc/clc_report.h"
+#include "estimate/estimate_int.h"
 #include "metrics/deviation_report.h"
 #include "trace/trace.h"
 #include "tracesync/sync.h"
@@ -169,11 +170,16 @@ void tsync_sync_result_print(const tsync_sync_result *r, FILE *out)
                 other++;
             }
         }
-        fprintf(out, "  %-14s %s: %u domains bounded (largest bound %s), %u without a bound, "
-                "%u reference%s\n", "estimate", tsync_estimate_estimator_name(r->estimate), bounded,
-                tsync__fmt_seconds(a, sizeof(a), worst), other,
-                tsync_estimate_component_count(r->estimate),
-                tsync_estimate_component_count(r->estimate) == 1 ? "" : "s (unrelated components)");
+        fprintf(out, "  %-14s %s: %u domains bounded (largest bound %s), %u without a bound, ",
+                "estimate", tsync_estimate_estimator_name(r->estimate), bounded,
+                tsync__fmt_seconds(a, sizeof(a), worst), other);
+        if (tsync_estimate_component_count(r->estimate) == 1)
+            fprintf(out, "reference ");
+        else
+            fprintf(out, "%u references (unrelated components): ",
+                    tsync_estimate_component_count(r->estimate));
+        tsync__estimate_print_references(r->estimate, out);
+        fprintf(out, "\n");
         print_counts("after maps", r->after_maps, out);
     }
     if (r->clc)

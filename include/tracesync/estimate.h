@@ -11,9 +11,11 @@
  *             line relating their clocks, split into pieces where one line cannot
  *             hold (segmentation), with the range of values the data allow
  *   graph     domains are vertices, estimated pairs edges weighted by their error;
- *             each connected component gets a reference (smallest sum of
- *             shortest-path errors, seed 003 section 10, or the one given), and every
- *             domain's map is composed along its best path, bounds added up
+ *             each connected component gets a reference (by default the trace's
+ *             own global time base: the clock of the ClockOffset master, else of MPI
+ *             rank 0, seed 000; or the smallest sum of shortest-path errors, seed 003
+ *             section 10; or the one given), and every domain's map is composed
+ *             along its best path, bounds added up
  *   global    optionally, a weighted least-squares correction over every edge, so
  *             that the inconsistencies of loops cancel instead of accumulating
  *
@@ -54,6 +56,17 @@ enum tsync_estimator {
     TSYNC_ESTIMATOR_NONE = 2         /* no estimation: every domain keeps its time */
 };
 
+/** How the reference clock of each connected component of domains is chosen. */
+enum tsync_reference_rule {
+    TSYNC_REFERENCE_GLOBAL = 0,  /* the trace's own global time base (default): the domain
+                                  * of the ClockOffset master (the location the records'
+                                  * offsets refer to), else of MPI rank 0 (seed 000: the
+                                  * master's clock becomes the global clock); a component
+                                  * without it falls back to AUTO */
+    TSYNC_REFERENCE_AUTO = 1     /* the smallest sum of shortest-path errors to the others
+                                  * (seed 003, section 10) */
+};
+
 /** How good an estimate is. */
 enum tsync_bound_kind {
     TSYNC_BOUND_EXACT = 0,     /* the reference itself: error 0 */
@@ -71,7 +84,7 @@ enum tsync_bound_kind {
 typedef struct {
     unsigned version;
     enum tsync_estimator estimator;
-    const char *reference;   /* name of the reference domain, or NULL: automatic */
+    const char *reference;   /* name of the reference domain, or NULL: reference_rule */
     double latency_intra_s;  /* minimum message latency within a node, s (>= 0) */
     double latency_inter_s;  /* minimum message latency between nodes, s (>= 0) */
     int segment;             /* split where one line cannot hold (1) or never (0) */
@@ -86,10 +99,13 @@ typedef struct {
     double max_segment_s;    /* longest piece with samples in both directions, s: drift
                               * that changes with temperature bends the clocks within a
                               * piece by less than the latencies show (0: any) */
+    enum tsync_reference_rule reference_rule; /* where `reference` is NULL, and in the
+                              * other components (version 2 on; version 1: AUTO) */
 } tsync_estimate_opts;
-#define TSYNC_ESTIMATE_OPTS_VERSION 1
-#define TSYNC_ESTIMATE_OPTS_INIT \
-    { TSYNC_ESTIMATE_OPTS_VERSION, TSYNC_ESTIMATOR_HULL, NULL, 0.3e-6, 1.0e-6, 1, 1.0, 0, 1e-3, 1, 10.0, 30.0 }
+#define TSYNC_ESTIMATE_OPTS_VERSION 2
+#define TSYNC_ESTIMATE_OPTS_INIT                                                             \
+    { TSYNC_ESTIMATE_OPTS_VERSION, TSYNC_ESTIMATOR_HULL, NULL, 0.3e-6, 1.0e-6, 1, 1.0, 0, 1e-3, \
+      1, 10.0, 30.0, TSYNC_REFERENCE_GLOBAL }
 
 typedef struct tsync_estimate tsync_estimate;
 
@@ -178,6 +194,12 @@ TSYNC_API const tsync_estimate_edge *tsync_estimate_get_edge(const tsync_estimat
 /** Connected components and their references (domain indices). */
 TSYNC_API uint32_t tsync_estimate_component_count(const tsync_estimate *e);
 TSYNC_API uint32_t tsync_estimate_component_reference(const tsync_estimate *e, uint32_t c);
+/** How component c's reference was chosen: "master" (the ClockOffset master's domain),
+ *  "rank0" (MPI rank 0's domain, without ClockOffset records), "auto" (the smallest
+ *  sum of shortest-path errors) or "given" (opts.reference); NULL when c is out of
+ *  range. *why, when not NULL, gets the same in words (borrowed from the estimate). */
+TSYNC_API const char *tsync_estimate_reference_rule(const tsync_estimate *e, uint32_t c,
+                                                    const char **why);
 
 /** Busy periods of the trace (MPI_Init, the main phase, MPI_Finalize, separated by
  *  more than max_gap_s without events): each has its own shortest paths, since the

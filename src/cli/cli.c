@@ -100,6 +100,12 @@ int cli_parse_domains(const char *arg, tsync_open_opts *out)
     return 0;
 }
 
+void cli_parse_reference(const char *arg, tsync_estimate_opts *out)
+{
+    out->reference = strcmp(arg, "auto") == 0 ? NULL : arg;
+    out->reference_rule = out->reference ? TSYNC_REFERENCE_GLOBAL : TSYNC_REFERENCE_AUTO;
+}
+
 int cli_write_report(const char *cmd, const char *path, const char *text)
 {
     char *tmp = malloc(strlen(path) + 5);

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include "tracesync/common.h"
+#include "tracesync/estimate.h"
 #include "tracesync/trace.h"
 
 /* Exit codes: the command line contract (PRODUCT.md). */
@@ -38,6 +39,9 @@ int cli_wants_help(int argc, char **argv, const char *cmd);
 /* Parses --domains into the open options: "node", "location", or else the path of a
  * domain file (borrowed). Returns 0, or -1 for an empty argument. */
 int cli_parse_domains(const char *arg, tsync_open_opts *out);
+/* --reference: "auto" (the smallest sum of shortest-path errors, seed 003) or a
+ * domain's name; without it, the trace's own time base (seed 000). */
+void cli_parse_reference(const char *arg, tsync_estimate_opts *out);
 
 /* Writes `text` and a newline to `path` through "<path>.tmp" and a rename. Returns
  * 0, or -1 with a message on stderr and nothing left behind. */

@@ -80,7 +80,7 @@ int cmd_estimate(int argc, char **argv)
         case 'j': json = 1; break;
         case 'q': quiet = 1; break;
         case 'o': outfile = optarg; break;
-        case 'R': eo.reference = optarg; break;
+        case 'R': cli_parse_reference(optarg, &eo); break;
         case 'g': eo.global_lsq = 1; break;
         case 'l': latency = optarg; break;
         case 'S': eo.segment = 0; break;

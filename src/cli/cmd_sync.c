@@ -28,7 +28,7 @@ int cmd_sync(int argc, char **argv)
         case 'r': report = optarg; break;
         case 'j': json = 1; break;
         case 'n': o.clc = 0; break;
-        case 'R': o.estimate.reference = optarg; break;
+        case 'R': cli_parse_reference(optarg, &o.estimate); break;
         case 'g': o.estimate.global_lsq = 1; break;
         case 'l': latency = optarg; break;
         case 'q': quiet = 1; break;

@@ -22,6 +22,8 @@ struct run {
     struct tsync__graph g;
     struct tsync__intra intra;
     uint32_t forced;                  /* the reference asked for, or TSYNC__NONE */
+    uint32_t base;                    /* the domain of the trace's time base, or TSYNC__NONE */
+    uint8_t base_how;                 /* TSYNC__REF_MASTER or TSYNC__REF_RANK0 */
     uint32_t *parent_edge, *parent, *order;
     struct tsync__pair_fit *rfit;     /* per edge: the fit from hi's side, when a path needs it */
     uint8_t *rdone;
@@ -54,6 +56,9 @@ static int check_opts(struct run *r, const tsync_estimate_opts *o,
     if ((unsigned)o->estimator > TSYNC_ESTIMATOR_NONE)
         return tsync__fail(r->ctx, TSYNC_EINVAL, "estimate: unknown estimator %d",
                            (int)o->estimator);
+    if (o->version >= 2 && (unsigned)o->reference_rule > TSYNC_REFERENCE_AUTO)
+        return tsync__fail(r->ctx, TSYNC_EINVAL, "estimate: unknown reference rule %d",
+                           (int)o->reference_rule);
     if (!(o->max_drift > 0 && o->max_drift < 0.5))
         return tsync__fail(r->ctx, TSYNC_EINVAL, "estimate: maximum drift %g is not in (0, 0.5)",
                            o->max_drift);
@@ -96,6 +101,44 @@ static int check_opts(struct run *r, const tsync_estimate_opts *o,
     r->params.max_drift = o->max_drift;
     r->params.segment = o->segment;
     return 0;
+}
+
+/* The reference rule: with TSYNC_REFERENCE_GLOBAL, the domain of the trace's own time
+ * base (seed 000) is the reference of its component; the others, and every component
+ * with TSYNC_REFERENCE_AUTO, take the smallest sum of shortest-path errors. */
+static int time_base(struct run *r, const tsync_estimate_opts *o)
+{
+    const struct tsync_trace *t = r->t;
+    tsync_estimate *e = r->e;
+    enum tsync_reference_rule rule = o->version >= 2 ? o->reference_rule : TSYNC_REFERENCE_AUTO;
+    uint32_t loc;
+    int by_offsets, rc;
+    r->base = TSYNC__NONE;
+    e->auto_why = "smallest sum of shortest-path errors";
+    if (rule == TSYNC_REFERENCE_AUTO)
+        return 0;
+    if ((rc = tsync__time_base_location(t, &loc, &by_offsets)))
+        return tsync__oom(r->ctx);
+    if (loc == TSYNC__NONE || t->locations[loc].domain >= t->n_domains) {
+        e->auto_why = "smallest sum of shortest-path errors: the trace has no ClockOffset "
+                      "master and no MPI rank 0";
+        return 0;
+    }
+    r->base = t->locations[loc].domain;
+    r->base_how = by_offsets ? TSYNC__REF_MASTER : TSYNC__REF_RANK0;
+    e->auto_why = by_offsets ? "smallest sum of shortest-path errors: the ClockOffset master "
+                               "is not in this group"
+                             : "smallest sum of shortest-path errors: MPI rank 0 is not in "
+                               "this group";
+    if (by_offsets && t->n_ranks && t->rank_loc && t->rank_loc[0] == loc)
+        e->base_why = tsync__strfmt("MPI rank 0, the ClockOffset master");
+    else if (by_offsets)
+        e->base_why = tsync__strfmt("the ClockOffset master, %s",
+                                    t->locations[loc].name ? t->locations[loc].name : "");
+    else
+        e->base_why = tsync__strfmt("MPI rank 0%s", t->n_offsets ? " (the ClockOffset records "
+                                                                   "name no master)" : "");
+    return e->base_why ? 0 : tsync__oom(r->ctx);
 }
 
 /* ---- the stages ----------------------------------------------------------------------- */
@@ -710,12 +753,14 @@ int tsync_estimate_run(tsync_estimate **out, const tsync_trace *t, const tsync_e
         return tsync__oom(ctx);
     e->opts = *opts;
     e->opts.reference = NULL;
+    e->opts.reference_rule = opts->version >= 2 ? opts->reference_rule : TSYNC_REFERENCE_AUTO;
     e->reference_given = r.forced != TSYNC__NONE;
     e->resolution = t->timer_resolution;
     e->n_domains = t->n_domains;
     r.est = tsync__estimator_for(opts->estimator);
 
-    if ((rc = alloc_run(&r)) || (rc = tsync_map_set_new_empty(&e->maps, t, ctx)))
+    if ((rc = alloc_run(&r)) || (rc = time_base(&r, opts)) ||
+        (rc = tsync_map_set_new_empty(&e->maps, t, ctx)))
         goto fail;
     if ((rc = tsync__collect_samples(&r.g, t, &so, &r.intra)))
         goto oom;
@@ -732,9 +777,14 @@ int tsync_estimate_run(tsync_estimate **out, const tsync_trace *t, const tsync_e
         !(e->comp_shift = calloc(e->n_comp ? e->n_comp : 1, sizeof(*e->comp_shift))) ||
         !(r.rfit = calloc(r.g.n_edges ? r.g.n_edges : 1, sizeof(*r.rfit))) ||
         !(r.rdone = calloc(r.g.n_edges ? r.g.n_edges : 1, 1)) ||
-        (rc = tsync__choose_references(&r.g, r.forced, e->comp_ref)) ||
+        !(e->comp_how = calloc(e->n_comp ? e->n_comp : 1, sizeof(*e->comp_how))) ||
+        (rc = tsync__choose_references(&r.g, r.forced, r.base, e->comp_ref)) ||
         (rc = build_tree(&r, e->comp_ref)))
         goto oom;
+    for (uint32_t c = 0; c < e->n_comp; c++)
+        e->comp_how[c] = e->comp_ref[c] == r.forced ? TSYNC__REF_GIVEN
+                       : e->comp_ref[c] == r.base   ? r.base_how
+                                                    : TSYNC__REF_AUTO;
     tree.n = t->n_domains;
     tree.order = r.order;
     tree.parent = r.parent;
@@ -777,6 +827,8 @@ void tsync_estimate_free(tsync_estimate *e)
     free(e->edges);
     free(e->comp_ref);
     free(e->comp_shift);
+    free(e->comp_how);
+    free(e->base_why);
     free(e->reason);
     free(e);
 }
@@ -835,6 +887,19 @@ size_t tsync_estimate_period_count(const tsync_estimate *e) { return e->periods;
 uint32_t tsync_estimate_component_reference(const tsync_estimate *e, uint32_t c)
 {
     return c < e->n_comp ? e->comp_ref[c] : UINT32_MAX;
+}
+
+const char *tsync_estimate_reference_rule(const tsync_estimate *e, uint32_t c, const char **why)
+{
+    static const char *const name[] = { "auto", "given", "master", "rank0" };
+    uint8_t how;
+    if (c >= e->n_comp)
+        return NULL;
+    how = e->comp_how[c];
+    if (why)
+        *why = how == TSYNC__REF_AUTO ? e->auto_why : how == TSYNC__REF_GIVEN ? "as given"
+                                                                                : e->base_why;
+    return name[how];
 }
 
 int64_t tsync_estimate_component_shift(const tsync_estimate *e, uint32_t c)

@@ -5,6 +5,9 @@
 
 #include "tracesync/estimate.h"
 
+/* How a component's reference was chosen (tsync_estimate_reference_rule). */
+enum tsync__ref_how { TSYNC__REF_AUTO, TSYNC__REF_GIVEN, TSYNC__REF_MASTER, TSYNC__REF_RANK0 };
+
 struct tsync_estimate {
     tsync_estimate_opts opts;        /* as given, without the reference's name */
     int reference_given;             /* opts->reference named the reference */
@@ -19,10 +22,17 @@ struct tsync_estimate {
     uint32_t n_comp;
     uint32_t *comp_ref;
     int64_t *comp_shift;             /* ticks added to every map of a component */
+    uint8_t *comp_how;               /* enum tsync__ref_how, per component */
+    char *base_why;                  /* the time base in words ("MPI rank 0, ..."), or NULL */
+    const char *auto_why;            /* why a component without it got the automatic rule */
     tsync_estimate_grouping grouping;
     char *reason;
     uint64_t rejected;               /* over all edges */
     size_t periods;                  /* busy periods, each with its own shortest paths */
 };
+
+/* The reference of every component and how it was chosen, for people:
+ * "n0 (MPI rank 0, the ClockOffset master), location 5 (...)" (estimate_text.c). */
+void tsync__estimate_print_references(const tsync_estimate *e, FILE *out);
 
 #endif

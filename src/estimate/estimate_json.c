@@ -75,6 +75,22 @@ static json_t *edge_json(const tsync_estimate *e, const tsync_estimate_edge *x)
                      (json_int_t)x->rejected, "pieces", (int)x->pieces, "in_tree", x->in_tree);
 }
 
+/* Per component: its reference, the rule that chose it and why. */
+static json_t *references_json(const tsync_estimate *e)
+{
+    json_t *a = json_array();
+    for (uint32_t c = 0; a && c < e->n_comp; c++) {
+        const char *why, *rule = tsync_estimate_reference_rule(e, c, &why);
+        if (json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "domain",
+                                               e->names[e->comp_ref[c]], "rule", rule,
+                                               "reason", why))) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
 static json_t *components_json(const tsync_estimate *e)
 {
     json_t *a = json_array();
@@ -135,7 +151,10 @@ static json_t *estimate_json(const tsync_estimate *e, const tsync_trace *t)
                                             (json_int_t)g->reversed, "contradicting",
                                             (json_int_t)g->contradicting, "max_reversal_s",
                                             g->max_reversal_s)) ||
-        json_object_set_new(o, "references", names_of(e, e->comp_ref, e->n_comp)) ||
+        json_object_set_new(o, "reference_rule", json_string(e->opts.reference_rule ==
+                                                             TSYNC_REFERENCE_AUTO ? "auto"
+                                                                                  : "global")) ||
+        json_object_set_new(o, "references", references_json(e)) ||
         json_object_set_new(o, "components", components_json(e)) ||
         json_object_set_new(o, "domains", doms) || json_object_set_new(o, "graph", edges)) {
         json_decref(o);

@@ -39,6 +39,20 @@ static void print_domain(const tsync_estimate *e, uint32_t d, int w, FILE *out)
     fprintf(out, "\n");
 }
 
+/* Most references listed by name; a trace of many unrelated groups gets "...". */
+#define MAX_LISTED 8
+
+void tsync__estimate_print_references(const tsync_estimate *e, FILE *out)
+{
+    for (uint32_t c = 0; c < e->n_comp && c < MAX_LISTED; c++) {
+        const char *why;
+        tsync_estimate_reference_rule(e, c, &why);
+        fprintf(out, "%s%s (%s)", c ? ", " : "", e->names[e->comp_ref[c]], why);
+    }
+    if (e->n_comp > MAX_LISTED)
+        fprintf(out, ", ... (%u in all)", e->n_comp);
+}
+
 void tsync_estimate_print(const tsync_estimate *e, const tsync_trace *t, FILE *out)
 {
     const tsync_estimate_grouping *g;
@@ -60,10 +74,8 @@ void tsync_estimate_print(const tsync_estimate *e, const tsync_trace *t, FILE *o
     if (g->contradicting)
         fprintf(out, "              try --domains location\n");
     fprintf(out, "  references  ");
-    for (uint32_t c = 0; c < e->n_comp; c++)
-        fprintf(out, "%s%s", c ? ", " : "", e->names[e->comp_ref[c]]);
-    fprintf(out, " (%s)\n", e->reference_given ? "as given, and per unrelated group"
-                                               : "smallest sum of shortest-path errors");
+    tsync__estimate_print_references(e, out);
+    fprintf(out, "\n");
     for (uint32_t c = 0; c < e->n_comp; c++)
         if (e->comp_shift[c])
             fprintf(out, "              times of %s's group shifted by %s so that none is "

@@ -2,7 +2,8 @@
  * edges, components, references, and the composition of maps along paths.
  *
  *   domains.c     the graph: edges found by pair, adjacency, components
- *   reference.c   Dijkstra; the reference of each component (seed 003, section 10)
+ *   reference.c   Dijkstra; the reference of each component: the trace's time base
+ *                 (seed 000) or the smallest sum of path errors (seed 003, section 10)
  *   compose.c     piecewise-linear maps composed along shortest paths, bounds added
  *   global_lsq.c  weighted least squares over every edge (loops)
  */
@@ -68,10 +69,21 @@ int tsync__shortest_paths(const struct tsync__graph *g, uint32_t src, double *di
                           uint32_t *parent_edge, uint32_t *order, uint32_t *n_order);
 
 /* The reference of every component: `forced` (a domain, or TSYNC__NONE) for its
- * own component, and for every other the domain with the smallest sum of
- * shortest-path errors to the rest of its component, ties to the lowest index.
- * comp_ref has g->n_comp entries. 0 or TSYNC_ENOMEM. */
-int tsync__choose_references(const struct tsync__graph *g, uint32_t forced, uint32_t *comp_ref);
+ * own component, `preferred` (a domain, or TSYNC__NONE) for its own unless forced
+ * is there, and for every other the domain with the smallest sum of shortest-path
+ * errors to the rest of its component, ties to the lowest index. comp_ref has
+ * g->n_comp entries. 0 or TSYNC_ENOMEM. */
+int tsync__choose_references(const struct tsync__graph *g, uint32_t forced, uint32_t preferred,
+                             uint32_t *comp_ref);
+
+struct tsync_trace;
+/* The location whose clock is the trace's own global time base (seed 000: the
+ * master's clock becomes the global clock): the one the ClockOffset records refer
+ * to, which records offset 0 for itself (Score-P measures against rank 0 and writes
+ * 0 for it), else MPI rank 0. *by_offsets is 1 when the trace has ClockOffset records
+ * and they agree (the location's own records, if any, are all 0). *loc is
+ * TSYNC__NONE when the trace has neither (a CSV of messages). 0 or TSYNC_ENOMEM. */
+int tsync__time_base_location(const struct tsync_trace *t, uint32_t *loc, int *by_offsets);
 
 /* ---- piecewise-linear functions (compose.c) ---------------------------------------- */
 

@@ -1,6 +1,9 @@
 /* reference.c - the reference clock of each connected component of the domain
- * graph: the domain whose shortest paths to all others have the smallest sum of
- * errors (seed 003, section 10: Dijkstra from every vertex,
+ * graph. By default the trace's own global time base where it has one: the clock of
+ * the master its ClockOffset records refer to, else of MPI rank 0 (seed 000: "one
+ * process is treated as the master and its clock becomes the global clock"; Score-P
+ * does the same). Elsewhere, the domain whose shortest paths to all others have the
+ * smallest sum of errors (seed 003, section 10: Dijkstra from every vertex,
  * O(|V| (|E| + |V|) log |V|)), or the one the user names. Beyond EXACT_LIMIT domains
  * only the best connected ones are tried.
  */
@@ -9,6 +12,7 @@
 #include <string.h>
 
 #include "graph/graph.h"
+#include "trace/trace.h"
 
 /* Components up to this many domains try every domain as the reference; larger ones
  * (one clock per location on thousands of ranks: a Dijkstra from each would cost
@@ -144,14 +148,15 @@ static int pick_candidates(const struct tsync__graph *g, unsigned char *is_cand)
     return 0;
 }
 
-int tsync__choose_references(const struct tsync__graph *g, uint32_t forced, uint32_t *comp_ref)
+int tsync__choose_references(const struct tsync__graph *g, uint32_t forced, uint32_t preferred,
+                             uint32_t *comp_ref)
 {
     size_t nd = g->n_domains ? g->n_domains : 1;
     double *dist = malloc(nd * sizeof(*dist)), *best = malloc(g->n_comp * sizeof(*best) + 1);
     uint32_t *parent = malloc(nd * sizeof(*parent)), *order = malloc(nd * sizeof(*order));
-    unsigned char *is_cand = calloc(nd, 1);
+    unsigned char *is_cand = calloc(nd, 1), *fixed = calloc(g->n_comp + 1, 1);
     int rc = 0;
-    if (!dist || !best || !parent || !order || !is_cand) {
+    if (!dist || !best || !parent || !order || !is_cand || !fixed) {
         rc = TSYNC_ENOMEM;
         goto out;
     }
@@ -159,14 +164,20 @@ int tsync__choose_references(const struct tsync__graph *g, uint32_t forced, uint
         comp_ref[c] = TSYNC__NONE;
         best[c] = INFINITY;
     }
-    if (forced != TSYNC__NONE)
+    if (preferred != TSYNC__NONE) {
+        comp_ref[g->comp[preferred]] = preferred;
+        fixed[g->comp[preferred]] = 1;
+    }
+    if (forced != TSYNC__NONE) {
         comp_ref[g->comp[forced]] = forced;
+        fixed[g->comp[forced]] = 1;
+    }
     if ((rc = pick_candidates(g, is_cand)))
         goto out;
     for (uint32_t d = 0; d < g->n_domains; d++) {
         uint32_t c = g->comp[d], n_order;
         double sum = 0;
-        if ((comp_ref[c] == forced && forced != TSYNC__NONE) || !is_cand[d])
+        if (fixed[c] || !is_cand[d])
             continue;
         if (g->adj_start[d] == g->adj_start[d + 1]) {   /* alone: its own reference */
             comp_ref[c] = d;
@@ -187,5 +198,38 @@ out:
     free(parent);
     free(order);
     free(is_cand);
+    free(fixed);
     return rc;
+}
+
+int tsync__time_base_location(const struct tsync_trace *t, uint32_t *loc, int *by_offsets)
+{
+    uint32_t rank0 = t->n_ranks && t->rank_loc && t->rank_loc[0] < t->n_locations
+                         ? t->rank_loc[0] : TSYNC__NONE;
+    uint32_t n_zero = 0;
+    /* Per location: 1 it has records, 2 one of them is not 0. */
+    unsigned char *seen;
+    *loc = rank0;
+    *by_offsets = 0;
+    if (!t->n_offsets)
+        return 0;
+    if (!(seen = calloc(t->n_locations ? t->n_locations : 1, 1)))
+        return TSYNC_ENOMEM;
+    for (size_t i = 0; i < t->n_offsets; i++)
+        if (t->offsets[i].loc < t->n_locations)
+            seen[t->offsets[i].loc] |= (unsigned char)(1 | (t->offsets[i].offset != 0) << 1);
+    if (rank0 != TSYNC__NONE && !(seen[rank0] & 2)) {
+        *by_offsets = 1;         /* rank 0 records no offset but 0: it is the master */
+    } else {
+        /* Rank 0 measured an offset: the master is the one location that records 0. */
+        for (uint32_t l = 0; l < t->n_locations; l++)
+            if (seen[l] == 1 && n_zero++ == 0)
+                *loc = l;
+        if (n_zero == 1)
+            *by_offsets = 1;
+        else
+            *loc = rank0;
+    }
+    free(seen);
+    return 0;
 }

@@ -28,7 +28,11 @@ run 0 "$TRACESYNC" estimate in/traces.otf2 --json
 cp out.txt maps.json
 json_eq maps.json 'd["format"]' tracesync-maps
 json_eq maps.json 'd["estimate"]["estimator"]' hull
-json_eq maps.json 'd["estimate"]["references"]' "['n0']"
+json_eq maps.json '[r["domain"] for r in d["estimate"]["references"]]' "['n0']"
+# The trace's own time base: rank 0 records offset 0, the others' offsets refer to it.
+json_eq maps.json 'd["estimate"]["references"][0]["rule"]' master
+json_eq maps.json 'd["estimate"]["references"][0]["reason"]' "MPI rank 0, the ClockOffset master"
+json_eq maps.json 'd["estimate"]["reference_rule"]' global
 json_eq maps.json '[x["kind"] for x in d["estimate"]["domains"]]' "['exact', 'bounded']"
 json_eq maps.json 'd["estimate"]["domains"][1]["path"]' "['n0', 'n1']"
 json_eq maps.json 'd["estimate"]["grouping"]["rule"]' node
@@ -49,13 +53,19 @@ python3 -c 'import json,sys; a=json.load(open("maps.json")); b=json.load(open("m
 run 0 "$TRACESYNC" estimate in/traces.otf2
 contains out.txt "estimator   hull"
 contains out.txt "grouping    node"
-contains out.txt "references  n0"
+contains out.txt "references  n0 (MPI rank 0, the ClockOffset master)"
 contains out.txt "n0 > n1"
+# Seed 003's rule on request.
+run 0 "$TRACESYNC" estimate in/traces.otf2 --reference auto
+contains out.txt "(smallest sum of shortest-path errors)"
+run 0 "$TRACESYNC" estimate in/traces.otf2 --reference auto --json
+json_eq out.txt 'd["estimate"]["references"][0]["rule"]' auto
+json_eq out.txt 'd["estimate"]["reference_rule"]' auto
 
 # Regression, and a reference given by name.
 run 0 "$TRACESYNC" estimate in/traces.otf2 --estimator regression --reference n1 --json
 json_eq out.txt 'd["estimate"]["estimator"]' regression
-json_eq out.txt 'd["estimate"]["references"]' "['n1']"
+json_eq out.txt '[(r["domain"], r["rule"]) for r in d["estimate"]["references"]]' "[('n1', 'given')]"
 json_eq out.txt 'd["estimate"]["reference_given"]' True
 
 # ---- three nodes, offsets and drifts, ping-pongs over 2 s ----------------------------------
@@ -130,7 +140,9 @@ json_eq out.txt 'd["estimate"]["domains"][0]["kind"]' absent
 run 0 "$TRACESYNC" estimate "$IN" --domains location --reference "location 0" --json -q
 cp out.txt ez.json
 json_eq ez.json 'd["estimate"]["grouping"]["rule"]' location
-json_eq ez.json 'd["estimate"]["references"]' "['location 0']"
+json_eq ez.json '[r["domain"] for r in d["estimate"]["references"]]' "['location 0']"
+# EZTrace writes no ClockOffset records: MPI rank 0's clock is the reference.
+json_eq ez.json 'd["estimate"]["references"][0]["rule"]' rank0
 json_eq ez.json '[x["kind"] for x in d["estimate"]["domains"]]' "['exact', 'bounded', 'bounded', 'bounded']"
 within ez.json 536870911 -218542716 1203
 within ez.json 1073741822 -220732794 1203

@@ -4,7 +4,10 @@ run 0 "$TRACESYNC" simulate --scenario smoke --seed 7 -o sim -q
 run 1 "$TRACESYNC" check sim/trace.otf2 -q
 run 0 "$TRACESYNC" sync sim/trace.otf2 -o synced --report report.json
 contains out.txt "result         CONSISTENT"
+# The summary names the reference and the rule that chose it.
+contains out.txt "reference node0 (MPI rank 0, the ClockOffset master)"
 json_eq report.json 'd["consistent"]' True
+json_eq report.json 'd["estimate"]["estimate"]["references"][0]["rule"]' master
 json_eq report.json 'd["after"]["violations"]' 0
 json_eq report.json 'd["before"]["violations"] > 0' True
 json_eq report.json 'd["estimate"]["estimate"]["estimator"]' hull

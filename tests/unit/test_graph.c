@@ -38,7 +38,7 @@ static uint32_t only_reference(const uint32_t (*e)[2], const double *w, size_t n
     uint32_t ref;
     make_graph(&g, n, e, w, ne);
     assert_int_equal(g.n_comp, 1);
-    assert_int_equal(tsync__choose_references(&g, TSYNC__NONE, &ref), 0);
+    assert_int_equal(tsync__choose_references(&g, TSYNC__NONE, TSYNC__NONE, &ref), 0);
     tsync__graph_free(&g);
     return ref;
 }
@@ -113,10 +113,22 @@ static void test_components(void **state)
     assert_int_equal(g.comp[0], g.comp[1]);
     assert_int_equal(g.comp[2], g.comp[4]);
     assert_int_not_equal(g.comp[0], g.comp[2]);
-    assert_int_equal(tsync__choose_references(&g, 4, ref), 0);
+    assert_int_equal(tsync__choose_references(&g, 4, TSYNC__NONE, ref), 0);
     assert_int_equal(ref[g.comp[4]], 4);         /* as given */
     assert_int_equal(ref[g.comp[5]], 5);         /* alone */
     assert_true(ref[g.comp[0]] == 0 || ref[g.comp[0]] == 1);
+    /* A preferred domain (the trace's time base) is its component's reference unless
+     * one is given there; components without either choose as before. */
+    assert_int_equal(tsync__choose_references(&g, TSYNC__NONE, 2, ref), 0);
+    assert_int_equal(ref[g.comp[2]], 2);         /* not the centre 3 of 2 - 3 - 4 ... */
+    assert_int_equal(ref[g.comp[5]], 5);
+    assert_int_equal(tsync__choose_references(&g, TSYNC__NONE, TSYNC__NONE, ref), 0);
+    assert_int_equal(ref[g.comp[2]], 3);
+    assert_int_equal(tsync__choose_references(&g, 4, 2, ref), 0);
+    assert_int_equal(ref[g.comp[2]], 4);         /* ... unless one is given there */
+    assert_int_equal(tsync__choose_references(&g, 0, 2, ref), 0);
+    assert_int_equal(ref[g.comp[0]], 0);
+    assert_int_equal(ref[g.comp[2]], 2);
     tsync__graph_free(&g);
 }
 
@@ -187,6 +199,8 @@ static void test_chain_of_four(void **state)
     const tsync_estimate_domain *d3;
     tsync_estimate *e;
     tsync_trace *t;
+    const char *why;
+    uint32_t auto_ref;
     double prev = 0;
     (void)state;
     for (tsync_loc a = 0; a < 3; a++)
@@ -212,10 +226,87 @@ static void test_chain_of_four(void **state)
                      (long long)offset_at(e, d, x), (long long)-off[d], b);
     }
     tsync_estimate_free(e);
-    /* Automatic: the middle of a chain of four is domain 1 or 2. */
+    /* By default the trace's time base: MPI rank 0 (no ClockOffset records). */
     e = fx_estimate(t, NULL, NULL);
-    assert_true(tsync_estimate_component_reference(e, 0) == 1 ||
-                tsync_estimate_component_reference(e, 0) == 2);
+    assert_int_equal(tsync_estimate_component_reference(e, 0), 0);
+    assert_string_equal(tsync_estimate_reference_rule(e, 0, &why), "rank0");
+    assert_string_equal(why, "MPI rank 0");
+    assert_null(tsync_estimate_reference_rule(e, 1, NULL));
+    tsync_estimate_free(e);
+    /* --reference auto: the middle of a chain of four, domain 1 or 2 ... */
+    o = (tsync_estimate_opts)TSYNC_ESTIMATE_OPTS_INIT;
+    o.reference_rule = TSYNC_REFERENCE_AUTO;
+    e = fx_estimate(t, &o, NULL);
+    auto_ref = tsync_estimate_component_reference(e, 0);
+    assert_true(auto_ref == 1 || auto_ref == 2);
+    assert_string_equal(tsync_estimate_reference_rule(e, 0, &why), "auto");
+    assert_string_equal(why, "smallest sum of shortest-path errors");
+    tsync_estimate_free(e);
+    /* ... as options of version 1 (before the rule existed) chose it. */
+    o.version = 1;
+    e = fx_estimate(t, &o, NULL);
+    assert_int_equal(tsync_estimate_component_reference(e, 0), auto_ref);
+    tsync_estimate_free(e);
+    tsync_trace_free(t);
+}
+
+/* The trace's time base (seed 000): the location whose ClockOffset records say 0,
+ * which the other locations' offsets refer to; else MPI rank 0. */
+static void test_time_base(void **state)
+{
+    static const uint32_t nodes[] = { 0, 1, 2, 3 };
+    static const int64_t off[] = { 0, 25000, -40000, 7000 };
+    struct fx *f = fx_new(4, nodes, 0);
+    tsync_estimate_opts o = TSYNC_ESTIMATE_OPTS_INIT;
+    tsync_estimate *e;
+    tsync_trace *t;
+    const char *why;
+    uint32_t loc;
+    int by_offsets;
+    (void)state;
+    for (tsync_loc a = 0; a < 3; a++)
+        pingpong(f, a, a + 1, off, 40, 1000000 + a * 7000, 2500000, 1500 + 100 * a, 1800);
+    t = fx_done(f);
+    assert_int_equal(tsync__time_base_location(t, &loc, &by_offsets), 0);
+    assert_int_equal(loc, 0);                       /* rank 0, no records */
+    assert_int_equal(by_offsets, 0);
+    /* Score-P: rank 0 records 0, the workers their offset to it. */
+    t->offsets = calloc(4, sizeof(*t->offsets));
+    assert_non_null(t->offsets);
+    t->n_offsets = 4;
+    for (tsync_loc l = 0; l < 4; l++)
+        t->offsets[l] =
+            (struct tsync_clock_offset){ l, 1000000, -off[l], 0 };
+    assert_int_equal(tsync__time_base_location(t, &loc, &by_offsets), 0);
+    assert_int_equal(loc, 0);
+    assert_int_equal(by_offsets, 1);
+    e = fx_estimate(t, NULL, NULL);
+    assert_int_equal(tsync_estimate_component_reference(e, 0), 0);
+    assert_string_equal(tsync_estimate_reference_rule(e, 0, &why), "master");
+    assert_string_equal(why, "MPI rank 0, the ClockOffset master");
+    tsync_estimate_free(e);
+    /* Offsets measured against location 2: it is the master, not rank 0. */
+    for (tsync_loc l = 0; l < 4; l++)
+        t->offsets[l].offset = off[2] - off[l];
+    assert_int_equal(tsync__time_base_location(t, &loc, &by_offsets), 0);
+    assert_int_equal(loc, 2);
+    assert_int_equal(by_offsets, 1);
+    o.use_clock_offsets = 0;       /* the samples assume rank 0's clock (samples.c) */
+    e = fx_estimate(t, &o, NULL);
+    assert_int_equal(tsync_estimate_component_reference(e, 0), 2);
+    assert_string_equal(tsync_estimate_reference_rule(e, 0, &why), "master");
+    assert_string_equal(why, "the ClockOffset master, L2");
+    tsync_estimate_free(e);
+    /* Two locations record 0 and rank 0 does not: no master; rank 0 by convention. */
+    t->offsets[3].offset = 0;
+    assert_int_equal(tsync__time_base_location(t, &loc, &by_offsets), 0);
+    assert_int_equal(loc, 0);
+    assert_int_equal(by_offsets, 0);
+    /* A domain given by name wins. */
+    o.reference = "n3";
+    e = fx_estimate(t, &o, NULL);
+    assert_int_equal(tsync_estimate_component_reference(e, 0), 3);
+    assert_string_equal(tsync_estimate_reference_rule(e, 0, &why), "given");
     tsync_estimate_free(e);
     tsync_trace_free(t);
 }
@@ -228,6 +319,7 @@ static void test_disconnected(void **state)
     struct fx_warnings w = { 0, "" };
     tsync_estimate *e;
     tsync_trace *t;
+    const char *why;
     (void)state;
     pingpong(f, 0, 1, off, 10, 0, 1000000, 2000, 2000);
     pingpong(f, 2, 3, off, 10, 0, 1000000, 2000, 2000);
@@ -237,6 +329,11 @@ static void test_disconnected(void **state)
     assert_int_equal(tsync_estimate_component_reference(e, 0), 0);
     assert_int_equal(tsync_estimate_component_reference(e, 1), 2);
     assert_int_equal(tsync_estimate_get_domain(e, 3)->reference, 2);
+    /* Rank 0 is the reference of its group; the other group has none: the automatic
+     * rule there, and the report says why. */
+    assert_string_equal(tsync_estimate_reference_rule(e, 0, &why), "rank0");
+    assert_string_equal(tsync_estimate_reference_rule(e, 1, &why), "auto");
+    assert_non_null(strstr(why, "MPI rank 0 is not in this group"));
     assert_int_equal(tsync_estimate_get_domain(e, 2)->kind, TSYNC_BOUND_EXACT);
     assert_true(llabs(offset_at(e, 3, 5000000) + 1000) <= 50);
     assert_true(w.n >= 1);
@@ -289,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_components),
         cmocka_unit_test(test_compose_three_hops),
         cmocka_unit_test(test_chain_of_four),
+        cmocka_unit_test(test_time_base),
         cmocka_unit_test(test_disconnected),
         cmocka_unit_test(test_global_lsq_loop),
     };
