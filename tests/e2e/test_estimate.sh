@@ -136,8 +136,8 @@ json_eq out.txt 'd["estimate"]["domains"][0]["kind"]' absent
 
 # One clock per location: the offsets measured while recording (README: relative to
 # location 0, from the start and end samples, 1203 ns apart at most) lie within the
-# bounds (their reference, location 0, named).
-run 0 "$TRACESYNC" estimate "$IN" --domains location --reference "location 0" --json -q
+# bounds (their reference, location 0, is MPI rank 0's domain).
+run 0 "$TRACESYNC" estimate "$IN" --domains location --json -q
 cp out.txt ez.json
 json_eq ez.json 'd["estimate"]["grouping"]["rule"]' location
 json_eq ez.json '[r["domain"] for r in d["estimate"]["references"]]' "['location 0']"
