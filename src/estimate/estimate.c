@@ -27,6 +27,7 @@ struct run {
     uint32_t *parent_edge, *parent, *order;
     struct tsync__pair_fit *rfit;     /* per edge: the fit from hi's side, when a path needs it */
     uint8_t *rdone;
+    uint8_t *cuts;                    /* per edge: the cuts its fit makes (CUTS_...) */
     const struct tsync__pair_fit **up;
     uint8_t *fallback;                /* per domain: a path of some period has a FALLBACK edge */
     tsync_time *ev_first, *ev_last;
@@ -159,6 +160,89 @@ static void origin(const struct tsync__pair_samples *s, struct tsync__est_params
     }
 }
 
+/* Sparse data. The cuts at gaps longer than max_gap and at max_segment are made
+ * for dense data, where each stretch fixes its own line. A pair with a handful of
+ * messages, or with sleeps between a message and its answer, is cut by them into
+ * pieces that see one direction each (a fallback without a two-sided bound, where
+ * the run as a whole has messages both ways) or that leave their slope open:
+ * ten messages over an hour made ten one-sided pieces. Such a pair is fitted again
+ * without the gap rule, and if a one-sided piece remains, without the length rule
+ * too: over the whole run, split only where the hulls cross. Busy periods then
+ * only choose paths (compose_period weighs the pair over each period). */
+enum { CUTS_ALL, CUTS_NO_GAP, CUTS_NONE };
+
+static void pair_params(const struct run *r, const struct tsync__pair_samples *s, uint8_t cuts,
+                        struct tsync__est_params *p)
+{
+    *p = r->params;
+    origin(s, p);
+    if (cuts >= CUTS_NO_GAP)
+        p->max_gap = 0;
+    if (cuts >= CUTS_NONE)
+        p->max_segment = 0;
+}
+
+/* Whether a piece leaves its slope open to the drift assumed where the data do
+ * not fix it (a measured offset alone, a message and its answer): its range widens
+ * by max_drift or more per tick beyond its last sample (the hull's by a_hi - a_lo,
+ * the regression's by three standard errors of its drift). */
+static int slope_open(const struct tsync__piece *pc, double max_drift, int64_t step)
+{
+    long double lo0, hi0, lo1, hi1;
+    pc->range(pc, pc->x_last, &lo0, &hi0);
+    pc->range(pc, pc->x_last + step, &lo1, &hi1);
+    if (!isfinite(hi1 - lo1))
+        return 1;
+    return ((hi1 - lo1) - (hi0 - lo0)) / (long double)step >= (long double)max_drift;
+}
+
+/* Whether a fit of a pair with samples both ways has the trouble above: a one-sided
+ * piece (fallback), or more samples in pieces that leave their slope open than in
+ * pieces whose data fix it (the Init and Finalize phases' few samples beside a
+ * main phase's thousands do not count; a ping-pong with sleeps between its
+ * iterations does). */
+static int cut_too_fine(const struct run *r, const struct tsync__pair_fit *f,
+                        const struct tsync__pair_samples *s, int *one_sided)
+{
+    uint64_t fixed = 0, open = 0;
+    int64_t second = (int64_t)r->t->timer_resolution;
+    *one_sided = 0;
+    if (f->pieces.n < 2 || !((s->n_above && s->n_below) || s->n_exch))
+        return 0;
+    for (size_t k = 0; k < f->pieces.n; k++) {
+        const struct tsync__piece *pc = &f->pieces.v[k];
+        if (pc->kind != TSYNC_BOUND_BOUNDED)
+            *one_sided = 1;
+        else if (slope_open(pc, r->params.max_drift, second))
+            open += pc->samples;
+        else
+            fixed += pc->samples;
+    }
+    return *one_sided || open > fixed;
+}
+
+/* Fits edge ei's samples s (its own, first; or reflected, for hi's side) with the
+ * cuts the pair needs, found on the first fit and kept for the other. */
+static int fit_with_cuts(struct run *r, size_t ei, const struct tsync__pair_samples *s,
+                         struct tsync__pair_fit *fit, int first)
+{
+    struct tsync__edge *e = &r->g.e[ei];
+    struct tsync__est_params p;
+    int rc, one_sided;
+    for (;;) {
+        pair_params(r, s, r->cuts[ei], &p);
+        if ((rc = tsync__fit_pair(fit, r->est, &p, s)))
+            return rc;
+        if (!first || r->cuts[ei] == CUTS_NONE ||
+            !cut_too_fine(r, fit, &e->s, &one_sided))
+            return 0;
+        if (r->cuts[ei] == CUTS_NO_GAP && !one_sided)
+            return 0;
+        tsync__pair_fit_free(fit);
+        r->cuts[ei]++;
+    }
+}
+
 /* Where x (lo's clock) reads when hi's clock reads y, by the nearest piece. */
 static tsync_time piece_inverse(const struct tsync__piece *p, tsync_time y)
 {
@@ -209,11 +293,9 @@ static int fit_edges(struct run *r)
 {
     for (size_t i = 0; i < r->g.n_edges; i++) {
         struct tsync__edge *e = &r->g.e[i];
-        struct tsync__est_params p = r->params;
         double worst = 0;
         int rc;
-        origin(&e->s, &p);
-        if ((rc = tsync__fit_pair(&e->fit, r->est, &p, &e->s)))
+        if ((rc = fit_with_cuts(r, i, &e->s, &e->fit, 1)))
             return rc;
         e->kind = TSYNC_BOUND_BOUNDED;
         for (size_t k = 0; k < e->fit.pieces.n; k++) {
@@ -248,12 +330,10 @@ static int up_fit(struct run *r, uint32_t d, uint32_t ei, const struct tsync__pa
     }
     if (!r->rdone[ei]) {
         struct tsync__pair_samples refl;
-        struct tsync__est_params p = r->params;
         int rc;
         if ((rc = tsync__pair_samples_reflect(&refl, &e->s)))
             return rc;
-        origin(&refl, &p);
-        rc = tsync__fit_pair(&r->rfit[ei], r->est, &p, &refl);
+        rc = fit_with_cuts(r, ei, &refl, &r->rfit[ei], 0);
         tsync__pair_samples_free(&refl);
         if (rc)
             return rc;
@@ -690,6 +770,7 @@ static void run_free(struct run *r)
     tsync__graph_free(&r->g);
     free(r->rfit);
     free(r->rdone);
+    free(r->cuts);
     free(r->fallback);
     free(r->up);
     free(r->maps);
@@ -770,7 +851,8 @@ int tsync_estimate_run(tsync_estimate **out, const tsync_trace *t, const tsync_e
         r.g.n_edges = 0;
     }
     event_ranges(&r);
-    if ((r.est && (rc = fit_edges(&r))) || (rc = tsync__graph_link(&r.g)))
+    if ((rc = tsync__graph_link(&r.g)) || !(r.cuts = calloc(r.g.n_edges ? r.g.n_edges : 1, 1)) ||
+        (r.est && (rc = fit_edges(&r))))
         goto oom;
     e->n_comp = r.g.n_comp;
     if (!(e->comp_ref = malloc((e->n_comp ? e->n_comp : 1) * sizeof(*e->comp_ref))) ||

@@ -6,9 +6,11 @@
  * Samples. Each exchange (a message and the answer that follows it, samples.c)
  * gives the offset D = (T2 - T1 + T3 - T4) / 2 of Eq. 3 at the middle of the round
  * trip, and the error margin E_ij = (round trip - time spent at the far end) / 2;
- * measured offsets (ClockOffset records) are samples of the same kind. One-way
- * constraints are only used when a pair has no exchange at all: the fallback is
- * then no drift and the tightest constraint on the line.
+ * measured offsets (ClockOffset records) are samples of the same kind. Only
+ * prompt exchanges are formed (samples.c): the model has no receive that waits for
+ * its call. The one-way constraints are kept as the band the line may not leave
+ * (below), and with no exchange at all they are the whole estimate: the hull over
+ * them.
  *
  * The fit. Eqs. 4 and 5 are computed around the mean time (the same line, without
  * the cancellation of sum(T)^2 against n sum(T^2) at tick magnitudes). The seed
@@ -28,7 +30,13 @@
  * the whole has a residual more than twice that of either half, each half keeping
  * at least min_segment and MIN_PIECE samples; the halves are split again the same
  * way. A drift that changes (temperature, seed 004) bends the offsets, and a line
- * through a bend shows it in E_r long before the halves do.
+ * through a bend shows it in E_r long before the halves do; a linear clock stays
+ * one line however long (the segment driver's longest piece is for the hull).
+ *
+ * The band. Least squares go where the samples pull, the one-way constraints say
+ * where the line can be: each piece's slope is kept within the hull's extreme
+ * slopes over the same stretch and its offset within what the constraints allow
+ * for that slope (clamp_to_band).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -46,9 +54,8 @@ struct regress {
     struct tsync__est_params p;
     size_t n, cap;
     struct tsync__sample *v;       /* exchanges, in order of x */
-    long double min_up, max_down;  /* one-way constraints at slope 1, for the fallback */
-    uint64_t n_up, n_down, dropped;
-    tsync_time x_first, x_last;
+    struct tsync__pair_samples way; /* one-way constraints, in order of x: the band */
+    uint64_t dropped, hull_rejected;
 };
 
 void tsync__regress_fit(struct tsync__regress_fit *f, const struct tsync__sample *v, size_t n,
@@ -131,15 +138,6 @@ static void band_range(const struct tsync__piece *pc, tsync_time x, long double 
     *hi = est + band;
 }
 
-static void open_range(const struct tsync__piece *pc, tsync_time x, long double *lo,
-                       long double *hi)
-{
-    (void)pc;
-    (void)x;
-    *lo = -INFINITY;
-    *hi = INFINITY;
-}
-
 /* Fits v[lo, hi) into one piece. */
 static int push_fit(struct regress *r, size_t lo, size_t hi, struct tsync__pieces *out)
 {
@@ -203,23 +201,94 @@ static int emit(struct regress *r, size_t lo, size_t hi, struct tsync__pieces *o
     return push_fit(r, lo, hi, out);
 }
 
-/* No exchange: no drift, and the tightest one-way constraint on the line (the
- * middle when both directions bound it). No two-sided bound. */
-static int push_fallback(struct regress *r, struct tsync__pieces *out)
+/* The largest and smallest offsets b (relative to the origin) that a line of slope
+ * a may have between the one-way constraints with from <= x < to: b <= y - a x
+ * above, b >= y - a x below. */
+static void offsets_allowed(const struct regress *r, long double a, tsync_time from,
+                            tsync_time to, long double *b_min, long double *b_max)
 {
-    struct tsync__piece pc;
-    memset(&pc, 0, sizeof(pc));
-    pc.x_first = r->x_first;
-    pc.x_last = r->x_last;
-    pc.x0 = r->p.x0;
-    pc.y0 = r->p.y0;
-    pc.a = 1;
-    pc.b = !r->n_down ? r->min_up : !r->n_up ? r->max_down : (r->min_up + r->max_down) / 2;
-    pc.kind = TSYNC_BOUND_FALLBACK;
-    pc.samples = r->n_up + r->n_down;
-    pc.error = INFINITY;
-    pc.range = open_range;
-    return tsync__pieces_push(out, &pc);
+    *b_min = -INFINITY;
+    *b_max = INFINITY;
+    for (size_t k = 0; k < r->way.n_above; k++) {
+        const struct tsync__pt *w = &r->way.above[k];
+        long double b = (long double)(w->y - r->p.y0) - a * (long double)(w->x - r->p.x0);
+        if (w->x >= from && w->x < to && b < *b_max)
+            *b_max = b;
+    }
+    for (size_t k = 0; k < r->way.n_below; k++) {
+        const struct tsync__pt *w = &r->way.below[k];
+        long double b = (long double)(w->y - r->p.y0) - a * (long double)(w->x - r->p.x0);
+        if (w->x >= from && w->x < to && b > *b_min)
+            *b_min = b;
+    }
+}
+
+/* Keeps piece pc's line inside the band of hull piece h, whose one-way constraints
+ * lie in [from, to): a slope outside the hull's [a_lo, a_hi] is brought to the
+ * nearest end, turning about the samples' mean time, and the offset into the
+ * interval that slope allows. A fit pulled out of the band by samples that are
+ * not prompt after all, or by delays one way longer than the other, cannot leave
+ * what the messages guarantee. */
+static void clamp_to_band(const struct regress *r, struct tsync__piece *pc,
+                          const struct tsync__piece *h, tsync_time from, tsync_time to)
+{
+    struct tsync__regress_fit *f = pc->data;
+    long double a_lo, b_lo, a_hi, b_hi, a = pc->a, b_min, b_max;
+    if (h->kind != TSYNC_BOUND_BOUNDED || tsync__hull_lines(h, &a_lo, &b_lo, &a_hi, &b_hi))
+        return;
+    a = a < a_lo ? a_lo : a > a_hi ? a_hi : a;
+    pc->b += (pc->a - a) * f->t_mean;
+    pc->a = a;
+    offsets_allowed(r, a, from, to, &b_min, &b_max);
+    if (b_min <= b_max)
+        pc->b = pc->b < b_min ? b_min : pc->b > b_max ? b_max : pc->b;
+    f->drift = pc->a - 1;
+    f->offset = pc->b;
+}
+
+/* The pieces. The hull over the one-way constraints says where one line cannot
+ * hold (the hulls cross, segment.c): the regression's stretches end there too, so
+ * a linear clock is one stretch however long, and a bending one is cut where the
+ * messages show it. In each stretch the exchanges are fitted (and halved where
+ * their residuals say so) inside the hull's band; a stretch with fewer than
+ * MIN_PIECE exchanges is the hull piece itself. */
+static int regress_finish(void *state, struct tsync__pieces *out)
+{
+    struct regress *r = state;
+    struct tsync__est_params p = r->p;
+    struct tsync__pair_fit hull;
+    size_t kept, e = 0;
+    int rc = 0;
+    if (r->n + r->way.n_above + r->way.n_below == 0)
+        return 0;
+    kept = tsync__regress_drop_delayed(r->v, r->n);
+    r->dropped += r->n - kept;
+    r->n = kept;
+    p.max_segment = 0;                    /* only where a line fails */
+    if ((rc = tsync__fit_pair(&hull, &tsync__hull_estimator, &p, &r->way)))
+        return rc;
+    r->hull_rejected += hull.rejected;
+    if (hull.pieces.n == 0)               /* exchanges only: one stretch */
+        rc = emit(r, 0, r->n, out);
+    for (size_t k = 0; rc == 0 && k < hull.pieces.n; k++) {
+        struct tsync__piece *h = &hull.pieces.v[k];
+        tsync_time from = k == 0 ? INT64_MIN : h->x_first;
+        tsync_time to = k + 1 < hull.pieces.n ? hull.pieces.v[k + 1].x_first : INT64_MAX;
+        size_t b = e, first = out->n;
+        while (e < r->n && r->v[e].x < to)
+            e++;
+        if (e - b < MIN_PIECE) {          /* too few exchanges to fit: the hull's piece */
+            rc = tsync__pieces_push(out, h);
+            h->data = NULL;
+            continue;
+        }
+        if ((rc = emit(r, b, e, out)))
+            break;
+        for (size_t j = first; j < out->n; j++)
+            clamp_to_band(r, &out->v[j], h, from, to);
+    }
+    tsync__pair_fit_free(&hull);
+    return rc;
 }
 
 static int regress_init(void **state, const struct tsync__est_params *p)
@@ -228,8 +297,6 @@ static int regress_init(void **state, const struct tsync__est_params *p)
     if (!r)
         return TSYNC_ENOMEM;
     r->p = *p;
-    r->min_up = INFINITY;
-    r->max_down = -INFINITY;
     *state = r;
     return 0;
 }
@@ -237,41 +304,20 @@ static int regress_init(void **state, const struct tsync__est_params *p)
 static int regress_add(void *state, const struct tsync__sample *s)
 {
     struct regress *r = state;
-    long double d = (long double)(s->y - r->p.y0) - (long double)(s->x - r->p.x0);
-    if (r->n + r->n_up + r->n_down == 0)
-        r->x_first = s->x;
-    r->x_last = s->x;
-    if (s->kind == TSYNC__ABOVE) {
-        r->n_up++;
-        if (d < r->min_up)
-            r->min_up = d;
-        return 0;
-    }
-    if (s->kind == TSYNC__BELOW) {
-        r->n_down++;
-        if (d > r->max_down)
-            r->max_down = d;
-        return 0;
-    }
+    struct tsync__pt pt = { s->x, s->y };
+    struct tsync__pair_samples *w = &r->way;
+    if (s->kind == TSYNC__ABOVE)
+        return TSYNC_PUSH(w->above, w->n_above, w->cap_above, pt) ? TSYNC_ENOMEM : 0;
+    if (s->kind == TSYNC__BELOW)
+        return TSYNC_PUSH(w->below, w->n_below, w->cap_below, pt) ? TSYNC_ENOMEM : 0;
     return TSYNC_PUSH(r->v, r->n, r->cap, *s) ? TSYNC_ENOMEM : 0;
-}
-
-static int regress_finish(void *state, struct tsync__pieces *out)
-{
-    struct regress *r = state;
-    size_t kept;
-    if (r->n == 0)
-        return r->n_up + r->n_down ? push_fallback(r, out) : 0;
-    kept = tsync__regress_drop_delayed(r->v, r->n);
-    r->dropped += r->n - kept;
-    r->n = kept;
-    return emit(r, 0, r->n, out);
 }
 
 static void regress_stats(const void *state, struct tsync__est_stats *st)
 {
     const struct regress *r = state;
-    st->samples += r->n ? r->n : r->n_up + r->n_down;
+    st->samples += r->n ? r->n : r->way.n_above + r->way.n_below;
+    st->dropped += r->hull_rejected;
     st->dropped += r->dropped;
 }
 
@@ -281,14 +327,17 @@ static void regress_fini(void *state)
     if (!r)
         return;
     free(r->v);
+    free(r->way.above);
+    free(r->way.below);
     free(r);
 }
 
-/* A line through two exchanges at different times has a slope. */
+/* The regression ends its pieces itself, where the residuals say a line fails
+ * (emit): a piece never ends at the longest length, so a linear clock is one line. */
 static int regress_settled(const void *state)
 {
-    const struct regress *r = state;
-    return r->n >= 2 && r->v[r->n - 1].x > r->v[0].x;
+    (void)state;
+    return 0;
 }
 
 const struct tsync__estimator tsync__regress_estimator = {

@@ -13,7 +13,7 @@
  * Exchanges are formed per pair of locations, as a ping-pong: a message i -> j
  * received at T2 and the next message j -> i that j sends at T3 >= T2, before it
  * receives anything else from i. Each message serves at most once as a ping and
- * once as an answer. The sample is the middle of the round trip on both clocks,
+ * once as an answer, and only with both receives prompt (see is_prompt). The sample is the middle of the round trip on both clocks,
  * ((T1 + T4) / 2 on i's, (T2 + T3) / 2 on j's), which is Eq. 3's offset at that
  * time, and its error margin E_ij = ((T4 - T1) - (T3 - T2)) / 2.
  *
@@ -425,8 +425,49 @@ static int collect_collectives(struct collector *c)
 struct hop {
     tsync_loc a, b;
     uint8_t a_to_b;
+    uint8_t prompt;          /* its receive was recorded at its arrival */
     tsync_time send, recv;
 };
+
+/* Prompt receives. Seed 003's exchanges come from packets stamped as they arrive;
+ * an MPI receive is recorded when its call hands the message over: at the arrival
+ * only when the call was already waiting for it. A receive posted late records
+ * when its call found the message, and the exchange's round trip grows by the
+ * wait, which the model does not have. The receive's record follows the event
+ * before it on its location (the Enter of MPI_Recv or MPI_Wait..., or the previous
+ * completion in one MPI_Waitall) by the call's own cost when the message was
+ * there, and later when the call had to wait. So a receive counts as prompt when
+ * that step exceeds the shortest such step of any receive on its location (the
+ * call's cost) by more than the message's minimum latency: the call waited, and
+ * the message came while it did. A CSV's times are the messages' own, as seed
+ * 003's packets: every receive is prompt. step[] holds, per location, that
+ * shortest step (INT64_MAX: no receive after another event). */
+static int recv_steps(const struct tsync_trace *t, int64_t **out)
+{
+    int64_t *step = malloc((t->n_locations ? t->n_locations : 1) * sizeof(*step));
+    if (!step)
+        return TSYNC_ENOMEM;
+    for (tsync_loc l = 0; l < t->n_locations; l++)
+        step[l] = INT64_MAX;
+    for (size_t i = 0; i < t->n_messages; i++) {
+        const struct tsync_message *m = &t->messages[i];
+        const tsync_time *time = t->locations[m->recv_loc].time;
+        if (m->recv_idx > 0 && time[m->recv_idx] - time[m->recv_idx - 1] < step[m->recv_loc])
+            step[m->recv_loc] = time[m->recv_idx] - time[m->recv_idx - 1];
+    }
+    *out = step;
+    return 0;
+}
+
+static int is_prompt(const struct collector *c, const int64_t *step, const struct tsync_message *m)
+{
+    const tsync_time *time = c->t->locations[m->recv_loc].time;
+    if (c->t->format == TSYNC_FORMAT_CSV)
+        return 1;
+    return m->recv_idx > 0 && step[m->recv_loc] != INT64_MAX &&
+           time[m->recv_idx] - time[m->recv_idx - 1] - step[m->recv_loc] >
+               mu_between(c, m->send_loc, m->recv_loc);
+}
 
 static int hop_cmp(const void *pa, const void *pb)
 {
@@ -490,9 +531,9 @@ static int pair_up(struct collector *c, const struct hop *h, size_t n, tsync_loc
     qsort(beats, nb, sizeof(*beats), beat_cmp);
     for (size_t k = 0; k < nb; k++) {
         if (beats[k].is_ping) {
-            pending = beats[k].h;
+            pending = beats[k].h->prompt ? beats[k].h : NULL;
         } else if (pending) {
-            int rc = add_exchange(c, pinger, pending, beats[k].h);
+            int rc = beats[k].h->prompt ? add_exchange(c, pinger, pending, beats[k].h) : 0;
             if (rc)
                 return rc;
             pending = NULL;
@@ -506,9 +547,10 @@ static int collect_exchanges(struct collector *c)
     const struct tsync_trace *t = c->t;
     struct hop *hops = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*hops));
     struct beat *beats = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*beats));
+    int64_t *step = NULL;
     size_t n = 0;
     int rc = 0;
-    if (!hops || !beats) {
+    if (!hops || !beats || recv_steps(t, &step)) {
         rc = TSYNC_ENOMEM;
         goto out;
     }
@@ -522,6 +564,7 @@ static int collect_exchanges(struct collector *c)
         hops[n].a_to_b = m->send_loc < m->recv_loc;
         hops[n].send = L[m->send_loc].time[m->send_idx];
         hops[n].recv = L[m->recv_loc].time[m->recv_idx];
+        hops[n].prompt = (uint8_t)is_prompt(c, step, m);
         n++;
     }
     qsort(hops, n, sizeof(*hops), hop_cmp);
@@ -536,6 +579,7 @@ static int collect_exchanges(struct collector *c)
 out:
     free(hops);
     free(beats);
+    free(step);
     return rc;
 }
 

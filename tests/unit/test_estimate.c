@@ -271,6 +271,58 @@ static void test_busy_periods(void **state)
     tsync_trace_free(t);
 }
 
+/* Ten messages in an hour between two hosts (item (k) of the trace classes: one-way
+ * minimum delay 50 us, exponential excess): each busy period holds one message,
+ * yet the pair has messages both ways, so it is estimated over the whole run, two
+ * sided, without a warning, the truth inside the bound, by both estimators. */
+static void test_ten_messages(void **state)
+{
+    static const struct clock clk[2] = { { 0, 0 }, { 4.5e6, 27e-6 } };
+    static const double at[10] = { 129, 203, 1550, 1601, 2092, 2181, 2411, 2602, 3007, 3417 };
+    static const double excess[10] = { 12e3, 80e3, 3e3, 41e3, 150e3, 22e3, 7e3, 66e3, 30e3, 9e3 };
+    static const enum tsync_estimator est[2] = { TSYNC_ESTIMATOR_HULL,
+                                                 TSYNC_ESTIMATOR_REGRESSION };
+    struct fx *f = fx_new(2, TWO_NODES, 0);
+    tsync_trace *t;
+    (void)state;
+    for (int k = 0; k < 10; k++) {
+        int a = k % 3 == 0, b = !a;
+        double ts = at[k] * 1e9, tr = ts + 50e3 + excess[k];
+        fx_msg(f, (tsync_loc)a, local_of(&clk[a], ts, 0), (tsync_loc)b, local_of(&clk[b], tr, 1));
+    }
+    t = fx_done(f);
+    for (int i = 0; i < 2; i++) {
+        tsync_estimate_opts o = TSYNC_ESTIMATE_OPTS_INIT;
+        struct fx_warnings w = { 0, "" };
+        tsync_estimate *e;
+        const tsync_estimate_domain *dom;
+        uint32_t ref, other;
+        o.estimator = est[i];
+        e = fx_estimate(t, &o, &w);
+        assert_int_equal(w.n, 0);
+        ref = tsync_estimate_component_reference(e, 0);
+        other = !ref;
+        dom = tsync_estimate_get_domain(e, other);
+        assert_int_equal(dom->kind, TSYNC_BOUND_BOUNDED);
+        assert_int_equal(dom->pieces, 1);
+        for (uint64_t j = 0; j < t->locations[other].n_events; j++) {
+            tsync_time x = t->locations[other].time[j];
+            double truth = clk[ref].offset + (1 + clk[ref].drift) *
+                                                 ((double)x - clk[other].offset) /
+                                                 (1 + clk[other].drift);
+            double got = (double)tsync_time_map_eval(dom->map, x) -
+                         (double)tsync_estimate_component_shift(e, 0);
+            if (!(fabs(got - truth) <= fx_map_bound(dom->map, x) + 1) ||
+                !(fabs(got - truth) < 70e3))
+                fail_msg("%s: event %llu: map %.1f, truth %.1f, bound %.1f",
+                         tsync_estimate_estimator_name(e), (unsigned long long)j, got, truth,
+                         fx_map_bound(dom->map, x));
+        }
+        tsync_estimate_free(e);
+    }
+    tsync_trace_free(t);
+}
+
 /* Ping-pongs give exchange samples (Eq. 3) for the regression. */
 static void test_regression_exchanges(void **state)
 {
@@ -385,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_clock_offsets),
         cmocka_unit_test(test_busy_periods),
+        cmocka_unit_test(test_ten_messages),
         cmocka_unit_test(test_regression_exchanges),
         cmocka_unit_test(test_grouping_contradicted),
         cmocka_unit_test(test_options),

@@ -98,8 +98,11 @@ static void test_drop_delayed(void **state)
     assert_int_equal(v[20].err, 1000);
 }
 
-static void fit_exchanges(struct tsync__pair_fit *f, struct tsync__sample *v, size_t n,
-                          int segment)
+/* Exchanges, and one-way constraints of the pair over the same times (n_way each
+ * way), through the segment driver. */
+static void fit_with_band(struct tsync__pair_fit *f, struct tsync__sample *v, size_t n,
+                          struct tsync__pt *up, struct tsync__pt *down, size_t n_way,
+                          int segment, int64_t max_segment)
 {
     struct tsync__pair_samples s;
     struct tsync__est_params p;
@@ -107,10 +110,20 @@ static void fit_exchanges(struct tsync__pair_fit *f, struct tsync__sample *v, si
     memset(&p, 0, sizeof(p));
     s.exch = v;
     s.n_exch = n;
+    s.above = up;
+    s.below = down;
+    s.n_above = s.n_below = n_way;
     p.max_drift = 1e-3;
     p.segment = segment;
     p.min_segment = 100000;
+    p.max_segment = max_segment;
     assert_int_equal(tsync__fit_pair(f, &tsync__regress_estimator, &p, &s), 0);
+}
+
+static void fit_exchanges(struct tsync__pair_fit *f, struct tsync__sample *v, size_t n,
+                          int segment)
+{
+    fit_with_band(f, v, n, NULL, NULL, 0, segment, 0);
 }
 
 static void test_estimator_line(void **state)
@@ -186,6 +199,75 @@ static void test_fallback(void **state)
     tsync__pair_fit_free(&f);
 }
 
+/* Exchanges that say offset 1500 (receives that waited) where the one-way
+ * constraints allow 1000 to 1200 (1250 and 950 every other time): the line stays
+ * in the band, at its edge. */
+static void test_clamp_to_band(void **state)
+{
+    struct tsync__sample v[40];
+    struct tsync__pt up[40], down[40];
+    struct tsync__pair_fit f;
+    (void)state;
+    for (int k = 0; k < 40; k++) {
+        tsync_time t = (tsync_time)k * 1000000;
+        v[k] = exch(t + 500, 1500 + (k % 3) - 1, 30);
+        up[k] = (struct tsync__pt){ t, t + 1200 + (k % 2) * 50 };   /* line <= x + 1200 */
+        down[k] = (struct tsync__pt){ t + 300, t + 300 + 1000 - (k % 2) * 50 }; /* >= x + 1000 */
+    }
+    fit_with_band(&f, v, 40, up, down, 40, 1, 0);
+    assert_int_equal(f.pieces.n, 1);
+    assert_int_equal(f.pieces.v[0].kind, TSYNC_BOUND_BOUNDED);
+    for (int k = 0; k < 40; k++) {                      /* every constraint holds */
+        assert_true(tsync__piece_eval(&f.pieces.v[0], up[k].x) <= (long double)up[k].y + 1e-6L);
+        assert_true(tsync__piece_eval(&f.pieces.v[0], down[k].x) >= (long double)down[k].y - 1e-6L);
+    }
+    assert_rel(tsync__piece_eval(&f.pieces.v[0], 20000000) - 20000000, 1200, 1e-4L);
+    tsync__pair_fit_free(&f);
+}
+
+/* A linear clock (20 ppm) over an hour, an exchange and a message each way every
+ * 10 s, is one piece, whatever the longest piece the hull would be cut at. */
+static void test_linear_one_piece(void **state)
+{
+    enum { N = 360 };
+    static struct tsync__sample v[N];
+    static struct tsync__pt up[N], down[N];
+    struct tsync__pair_fit f;
+    (void)state;
+    for (int k = 0; k < N; k++) {
+        tsync_time t = (tsync_time)k * 10000000000LL, d = 5000 + t / 50000;
+        v[k] = exch(t + 100000, d + 2 + (k * 7) % 5 - 2, 40);
+        up[k] = (struct tsync__pt){ t, t + d + 30 + (k * 13) % 40 };
+        down[k] = (struct tsync__pt){ t + 200000, t + 200000 + d - 30 - (k * 11) % 40 };
+    }
+    fit_with_band(&f, v, N, up, down, N, 1, 30000000000LL);
+    assert_int_equal(f.pieces.n, 1);
+    assert_rel(f.pieces.v[0].a, 1 + 2e-5L, 1e-9L);
+    tsync__pair_fit_free(&f);
+}
+
+/* Fewer exchanges than a fit needs: the hull over the one-way constraints. */
+static void test_few_exchanges_hull(void **state)
+{
+    struct tsync__sample v[2];
+    struct tsync__pt up[4], down[4];
+    struct tsync__pair_fit f;
+    long double a_lo, b_lo, a_hi, b_hi;
+    (void)state;
+    for (int k = 0; k < 4; k++) {
+        tsync_time t = (tsync_time)k * 1000000;
+        up[k] = (struct tsync__pt){ t, t + 1200 };
+        down[k] = (struct tsync__pt){ t + 300, t + 300 + 1000 };
+    }
+    v[0] = exch(500, 1500, 30);
+    v[1] = exch(2000500, 1500, 30);
+    fit_with_band(&f, v, 2, up, down, 4, 1, 0);
+    assert_int_equal(f.pieces.n, 1);
+    assert_int_equal(tsync__hull_lines(&f.pieces.v[0], &a_lo, &b_lo, &a_hi, &b_hi), 0);
+    assert_rel(tsync__piece_eval(&f.pieces.v[0], 1000000) - 1000000, 1100, 1e-5L);
+    tsync__pair_fit_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,6 +277,9 @@ int main(void)
         cmocka_unit_test(test_estimator_line),
         cmocka_unit_test(test_segmentation),
         cmocka_unit_test(test_fallback),
+        cmocka_unit_test(test_clamp_to_band),
+        cmocka_unit_test(test_linear_one_piece),
+        cmocka_unit_test(test_few_exchanges_hull),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* test_samples.c - the samples of pairs of clock domains (src/estimate/samples.c):
  * the roles of collective members (seed 002, section 4.1) and the one-way
  * constraints their logical messages give, one per instance and ordered pair of
- * domains (the latest begin against the earliest end), scan and exscan upward only. */
+ * domains (the latest begin against the earliest end), scan and exscan upward only;
+ * exchange samples only from prompt receives. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -197,6 +198,50 @@ static void test_scan(void **state)
     }
 }
 
+/* Prompt receives: three ping-pongs between two nodes, each receive after an Enter.
+ * In the first both receive calls wait for their message; in the second location 1
+ * enters its receive after the ping arrived (the record follows the Enter by the
+ * call's cost, 200 ticks), in the third location 0 does so for the pong. Only
+ * exchanges whose two receives waited are formed: ping 1 and its answer, and (from
+ * location 1's side) pong 2 and the ping that answers it. Without the Enter
+ * events' story (a CSV) every exchange counts: five. */
+static void test_prompt_exchanges(void **state)
+{
+    static const uint32_t two[] = { 0, 1 };
+    struct tsync__sample_opts o = { MU_INTRA, MU_INTER, 1, 0 };
+    struct collected c;
+    struct fx *f = fx_new(2, two, 0);
+    tsync_trace *t;
+    (void)state;
+    fx_event(f, 1, 5000);                 /* 1: ping waited for, pong waited for */
+    fx_msg(f, 0, 10000, 1, 30000);
+    fx_event(f, 0, 10100);
+    fx_msg(f, 1, 31000, 0, 60000);
+    fx_event(f, 1, 150000);               /* 2: ping there before the receive */
+    fx_msg(f, 0, 100000, 1, 150200);
+    fx_event(f, 0, 100100);
+    fx_msg(f, 1, 151000, 0, 160000);
+    fx_event(f, 1, 200000);               /* 3: pong there before the receive */
+    fx_msg(f, 0, 205000, 1, 210000);
+    fx_event(f, 0, 250000);
+    fx_msg(f, 1, 211000, 0, 250200);
+    t = fx_done(f);
+    assert_int_equal(tsync__graph_init(&c.g, t->n_domains), 0);
+    assert_int_equal(tsync__collect_samples(&c.g, t, &o, &c.intra), 0);
+    assert_int_equal(c.g.n_edges, 1);
+    assert_int_equal(c.g.e[0].s.n_exch, 2);
+    assert_int_equal(c.g.e[0].s.exch[0].x, 10000 + (60000 - 10000) / 2);  /* (T1 + T4) / 2 */
+    assert_int_equal(c.g.e[0].s.exch[0].y, 30000 + (31000 - 30000) / 2);  /* (T2 + T3) / 2 */
+    assert_int_equal(c.g.e[0].s.n_above + c.g.e[0].s.n_below, 6);        /* all one-way */
+    tsync__graph_free(&c.g);
+    t->format = TSYNC_FORMAT_CSV;
+    assert_int_equal(tsync__graph_init(&c.g, t->n_domains), 0);
+    assert_int_equal(tsync__collect_samples(&c.g, t, &o, &c.intra), 0);
+    assert_int_equal(c.g.e[0].s.n_exch, 5);
+    tsync__graph_free(&c.g);
+    tsync_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -205,6 +250,7 @@ int main(void)
         cmocka_unit_test(test_n_to_n_per_location),
         cmocka_unit_test(test_rooted),
         cmocka_unit_test(test_scan),
+        cmocka_unit_test(test_prompt_exchanges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
