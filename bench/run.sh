@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh - `make bench`: every benchmark on 10^7 events (BENCH_EVENTS to change), and the
-# accuracy one on the named simulator scenarios at their own sizes.
+# accuracy one on the trace classes of issue 11 and the named simulator scenarios.
 # Usage: run.sh BUILD_DIR
 set -eu
 build=$1
@@ -23,6 +23,6 @@ echo "== clock estimation: the hull on one pair, whole estimate runs, path vs gl
 "$build/bench/bench_estimate" "$events"
 echo "== controlled logical clock on a simulated trace ($events events), the whole command against the write floor"
 "$build/bench/bench_clc" "$events" "$work/clc" "$build/tracesync"
-echo "== accuracy against the truth: maps alone and sync, per estimator (named scenarios, seed 1, their own sizes)"
+echo "== accuracy against the truth: baseline, maps alone and sync, per estimator (trace classes of issue 11 and named scenarios, seed 1)"
 "$build/bench/bench_accuracy" "$work/accuracy"
 rm -rf "$work"

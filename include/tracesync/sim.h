@@ -7,6 +7,11 @@
  *     truth.otf2     the same events in the same order, stamped with true time
  *     scenario.json  every parameter used, and what each clock was drawn to be
  *
+ * With format csv (messages between hosts, seed 003) the two are trace.csv and
+ * truth.csv instead: the same rows (send_location,send_time_ns,recv_location,
+ * recv_time_ns) with local and with true times; every link of hosts.topology
+ * carries hosts.messages messages each way.
+ *
  * Both archives have the same definitions (nodes, locations with the same ids,
  * regions, communicators); only timestamps and the clock properties differ. The
  * run is a deterministic function of the options: the same options and seed give
@@ -93,6 +98,9 @@ typedef struct {
     double step_max_s;          /* step sizes uniform in [-max, max] */
     double step_window_s;       /* steps fall uniformly in the first window seconds */
     double slew_ppm;            /* a step is slewed at this rate (ntpd: 500 ppm) */
+    double origin_gap_min_s;    /* per-rank clock origins (EZTrace): the k-th rank of a node */
+    double origin_gap_max_s;    /* starts its clock k gaps, each uniform in [min, max], after
+                                 * the node's first rank; same oscillator (0: one origin) */
 } tsync_sim_clock_params;
 
 /** How messages travel. */
@@ -129,6 +137,25 @@ typedef struct {
     double coll_step_s;         /* per tree level cost of a collective */
 } tsync_sim_app_params;
 
+/** What the run writes: an MPI run as OTF2, or messages between hosts as CSV. */
+enum tsync_sim_format { TSYNC_SIM_OTF2 = 0, TSYNC_SIM_CSV = 1 };
+
+/** Which hosts exchange messages in a CSV run (every link carries both directions). */
+enum tsync_sim_topology {
+    TSYNC_SIM_TOPO_PAIR = 0,   /* hosts 0 and 1 (nodes = 2) */
+    TSYNC_SIM_TOPO_CHAIN = 1,  /* k and k+1 */
+    TSYNC_SIM_TOPO_STAR = 2,   /* 0 and every other host */
+    TSYNC_SIM_TOPO_RING = 3,   /* k and k+1 mod nodes */
+    TSYNC_SIM_TOPO_MESH = 4    /* every pair */
+};
+
+/** Messages between hosts (format csv): the nodes are the hosts, one clock each. */
+typedef struct {
+    enum tsync_sim_topology topology;
+    uint64_t messages;          /* per direction of each link, at uniform random true times
+                                 * over app.duration_s */
+} tsync_sim_hosts_params;
+
 /** Score-P style offset measurements. */
 typedef struct {
     int enabled;                /* at MPI_Init and MPI_Finalize */
@@ -143,6 +170,7 @@ typedef struct {
     uint64_t seed;
     uint32_t ranks;
     uint32_t nodes;             /* ranks are spread in blocks: rank r on node r*nodes/ranks */
+    int cyclic;                 /* ... or cyclically: rank r on node r % nodes */
     int clock_per_rank;         /* 0: the processes of a node share one clock */
     uint64_t timer_resolution;  /* ticks per second of the local clocks */
     double read_cost_s;         /* true time one clock read takes (events are >= apart) */
@@ -150,18 +178,20 @@ typedef struct {
     tsync_sim_net_params net;
     tsync_sim_app_params app;
     tsync_sim_offset_params offsets;
+    enum tsync_sim_format format;
+    tsync_sim_hosts_params hosts;
 } tsync_sim_opts;
 
 #define TSYNC_SIM_OPTS_VERSION 1
 /* The defaults: a small cluster of 8 ranks on 4 nodes with InfiniBand-like latency. */
 #define TSYNC_SIM_OPTS_INIT                                                                    \
     { .version = TSYNC_SIM_OPTS_VERSION, .scenario = "default", .seed = 1, .ranks = 8,        \
-      .nodes = 4, .clock_per_rank = 0, .timer_resolution = 1000000000, .read_cost_s = 20e-9,  \
+      .nodes = 4, .cyclic = 0, .clock_per_rank = 0, .timer_resolution = 1000000000, .read_cost_s = 20e-9,  \
       .clock = { .offset_max_s = 5e-3, .skew_sd_ppm = 10, .skew_max_ppm = 50,               \
                  .temp_amp_min_ppm = 0.1, .temp_amp_max_ppm = 1, .temp_period_min_s = 600,  \
                  .temp_period_max_s = 3600, .allan_1s = 1e-9, .daily_amp_ppm = 0,           \
                  .daily_start_h = 0, .steps = 0, .step_max_s = 1e-3, .step_window_s = 1800, \
-                 .slew_ppm = 500 },                                                         \
+                 .slew_ppm = 500, .origin_gap_min_s = 0, .origin_gap_max_s = 0 },           \
       .net = { .latency_intra_s = 1e-6, .latency_inter_s = 5e-6,                            \
                .excess = TSYNC_SIM_EXPONENTIAL, .excess_intra_s = 0.2e-6,                   \
                .excess_inter_s = 1e-6, .gamma_shape = 2, .outlier_fraction = 1e-3,          \
@@ -171,7 +201,8 @@ typedef struct {
                .patterns = TSYNC_SIM_PATTERNS_ALL, .nonblocking = 0.5,                      \
                .collectives = TSYNC_SIM_COLLECTIVES_ALL, .collective_every = 4,             \
                .message_bytes = 4096, .call_overhead_s = 0.2e-6, .coll_step_s = 0.5e-6 },   \
-      .offsets = { .enabled = 1, .pingpongs = 10, .session_interval_s = 0 } }
+      .offsets = { .enabled = 1, .pingpongs = 10, .session_interval_s = 0 },                 \
+      .format = TSYNC_SIM_OTF2, .hosts = { .topology = TSYNC_SIM_TOPO_PAIR, .messages = 20000 } }
 
 /** Named scenarios: how many, and the name and one-line summary of each. */
 TSYNC_API size_t tsync_sim_scenario_count(void);
@@ -180,7 +211,7 @@ TSYNC_API const char *tsync_sim_scenario_summary(size_t i);
 
 /**
  * Sets every parameter of `o` to the named scenario (smoke, marenostrum, cacau,
- * thermal, lan; "default" is TSYNC_SIM_OPTS_INIT). The seed is kept.
+ * thermal, lan, sleeps, eztrace, hosts; "default" is TSYNC_SIM_OPTS_INIT). The seed is kept.
  * @return 0, or TSYNC_EINVAL for an unknown name (the message lists the names);
  *         `o` is unchanged then.
  */
@@ -227,8 +258,8 @@ typedef struct {
 } tsync_sim_result;
 
 /**
- * Runs the simulation and writes OUTDIR/trace.otf2, OUTDIR/truth.otf2 and
- * OUTDIR/scenario.json (OUTDIR is made if missing). Output goes to a temporary
+ * Runs the simulation and writes OUTDIR/trace.otf2, OUTDIR/truth.otf2 (format csv:
+ * OUTDIR/trace.csv, OUTDIR/truth.csv) and OUTDIR/scenario.json (OUTDIR is made if missing). Output goes to a temporary
  * directory inside OUTDIR first; earlier files of those names are replaced only
  * when everything is written. Memory does not grow with the number of events.
  * `out` may be NULL.

@@ -111,9 +111,11 @@ int cmd_simulate(int argc, char **argv)
         goto out;
     }
     if (!quiet)
-        fprintf(stderr, "tracesync simulate: wrote %s/trace.otf2, truth.otf2, scenario.json: "
+        fprintf(stderr, "tracesync simulate: wrote %s/trace.%s, truth.%s, scenario.json: "
                 "scenario %s, seed %llu, %u ranks on %u nodes, %llu events, %llu messages, "
-                "%llu collectives, %.1f s of true time\n", outdir, o.scenario,
+                "%llu collectives, %.1f s of true time\n", outdir,
+                o.format == TSYNC_SIM_CSV ? "csv" : "otf2", o.format == TSYNC_SIM_CSV ? "csv" : "otf2",
+                o.scenario,
                 (unsigned long long)o.seed, o.ranks, o.nodes, (unsigned long long)res.events,
                 (unsigned long long)res.messages, (unsigned long long)res.collectives,
                 res.end_s - res.start_s);

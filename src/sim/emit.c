@@ -18,7 +18,7 @@ int64_t tsync__sim_ticks(const struct tsync_sim *s, double seconds)
 
 int64_t tsync__sim_read(struct tsync_sim *s, uint32_t rank, int64_t t)
 {
-    return tsync__clock_read(&s->clocks[s->rank_clock[rank]], t);
+    return tsync__clock_read(&s->clocks[s->rank_clock[rank]], t) - s->origin[rank];
 }
 
 /* Settles the event's true time (not before the rank's `now`) and its two stamps,

@@ -16,6 +16,11 @@
  *   lan          8 hosts on switched Fast Ethernet: ~60 us minimum, gamma excess,
  *                1 % outliers, up to 10 us per host of asymmetry [seed 003, s. 12
  *                and 14; seed 004, s. 7]
+ *   sleeps       the defaults with offsets 10 minutes away from a 60 s main phase
+ *                [seed 002, s. 6]
+ *   eztrace      per-rank clock origins on a node's oscillator, no ClockOffset records
+ *                (as EZTrace records them)
+ *   hosts        format csv: messages between hosts for an hour, 50 us minimum delay
  */
 #include <errno.h>
 #include <math.h>
@@ -109,6 +114,45 @@ static void sc_lan(tsync_sim_opts *o)
     o->app.message_bytes = 1024;
 }
 
+/* Seed 002's setting at the size of the defaults: 8 ranks on 4 nodes, offsets
+ * measured at MPI_Init and MPI_Finalize 10 minutes away from a 60 s main phase. */
+static void sc_sleeps(tsync_sim_opts *o)
+{
+    o->app.events = 0;
+    o->app.duration_s = 60;
+    o->app.compute_mean_s = 10e-3;
+    o->app.sleep_before_s = 600;
+    o->app.sleep_after_s = 600;
+}
+
+/* EZTrace: no ClockOffset records, and each rank's clock starts at its own origin
+ * (25 to 40 ms after the previous rank's on its node) on its node's oscillator. */
+static void sc_eztrace(tsync_sim_opts *o)
+{
+    o->clock.origin_gap_min_s = 25e-3;
+    o->clock.origin_gap_max_s = 40e-3;
+    o->offsets.enabled = 0;
+    o->app.events = 0;
+    o->app.duration_s = 60;
+    o->app.compute_mean_s = 10e-3;
+}
+
+/* Messages between two hosts on a LAN for an hour (seed 003, section 12; seed 004,
+ * section 7): 50 us minimum one-way delay, exponential excess, the same both ways. */
+static void sc_hosts(tsync_sim_opts *o)
+{
+    o->format = TSYNC_SIM_CSV;
+    o->ranks = 2;
+    o->nodes = 2;
+    o->net.latency_inter_s = 50e-6;
+    o->net.excess_inter_s = 20e-6;
+    o->net.outlier_fraction = 0;
+    o->net.asymmetry_max_s = 0;
+    o->app.events = 0;
+    o->app.duration_s = 3600;
+    o->offsets.enabled = 0;
+}
+
 static const struct scenario {
     const char *name;
     void (*set)(tsync_sim_opts *o);
@@ -120,6 +164,9 @@ static const struct scenario {
     { "cacau", sc_cacau, "32 ranks, 2 per node, 1.0/4.7 us, 10 min sleeps (seed 002)" },
     { "thermal", sc_thermal, "16 ranks on 8 nodes for an hour, strong temperature wander" },
     { "lan", sc_lan, "8 hosts on Fast Ethernet, ~60 us, asymmetric, outliers (seed 003)" },
+    { "sleeps", sc_sleeps, "8 ranks on 4 nodes, offsets 10 min away from a 60 s main phase" },
+    { "eztrace", sc_eztrace, "per-rank clock origins 25-40 ms apart, no ClockOffset records" },
+    { "hosts", sc_hosts, "csv: 2 hosts, 20000 messages each way over an hour, 50 us minimum" },
 };
 
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
@@ -154,7 +201,8 @@ int tsync_sim_scenario(tsync_sim_opts *o, const char *name, tsync_ctx *ctx)
 
 /* ---- the parameter table -------------------------------------------------- */
 
-enum ptype { P_STR, P_U64, P_U32, P_DOUBLE, P_TIME, P_BOOL, P_EXCESS, P_PATTERNS, P_COLLS };
+enum ptype { P_STR, P_U64, P_U32, P_DOUBLE, P_TIME, P_BOOL, P_EXCESS, P_FORMAT, P_TOPOLOGY,
+             P_PATTERNS, P_COLLS };
 
 static const struct param {
     const char *key;          /* "group.name", or "name" at the top */
@@ -167,6 +215,7 @@ static const struct param {
     { "seed", P_U64, F(seed), "seed of every random draw" },
     { "ranks", P_U32, F(ranks), "MPI processes" },
     { "nodes", P_U32, F(nodes), "nodes; rank r runs on node r x nodes / ranks" },
+    { "cyclic", P_BOOL, F(cyclic), "rank r runs on node r % nodes (off: in blocks)" },
     { "clock_per_rank", P_BOOL, F(clock_per_rank), "every rank its own clock (off: one per node)" },
     { "timer_resolution", P_U64, F(timer_resolution), "ticks per second of the local clocks" },
     { "read_cost_s", P_TIME, F(read_cost_s), "true time one clock read takes" },
@@ -184,6 +233,8 @@ static const struct param {
     { "clock.step_max_s", P_TIME, F(clock.step_max_s), "step sizes uniform in +-max" },
     { "clock.step_window_s", P_TIME, F(clock.step_window_s), "steps happen in the first window" },
     { "clock.slew_ppm", P_DOUBLE, F(clock.slew_ppm), "steps are slewed at this rate, ppm" },
+    { "clock.origin_gap_min_s", P_TIME, F(clock.origin_gap_min_s), "per-rank clock origins: gap from" },
+    { "clock.origin_gap_max_s", P_TIME, F(clock.origin_gap_max_s), "per-rank clock origins: gap to (0: off)" },
     { "net.latency_intra_s", P_TIME, F(net.latency_intra_s), "minimum latency within a node" },
     { "net.latency_inter_s", P_TIME, F(net.latency_inter_s), "minimum latency between nodes" },
     { "net.excess", P_EXCESS, F(net.excess), "excess distribution: exponential or gamma" },
@@ -211,6 +262,9 @@ static const struct param {
     { "offsets.enabled", P_BOOL, F(offsets.enabled), "ClockOffset records at MPI_Init and MPI_Finalize" },
     { "offsets.pingpongs", P_U32, F(offsets.pingpongs), "ping-pongs per rank and measurement" },
     { "offsets.session_interval_s", P_TIME, F(offsets.session_interval_s), "also every this long (0: never)" },
+    { "format", P_FORMAT, F(format), "otf2 (an MPI run) or csv (messages between hosts)" },
+    { "hosts.topology", P_TOPOLOGY, F(hosts.topology), "csv: pair, chain, star, ring or mesh" },
+    { "hosts.messages", P_U64, F(hosts.messages), "csv: messages per direction of each link" },
 #undef F
 };
 
@@ -222,6 +276,24 @@ const char *tsync_sim_param_help(size_t i) { return i < N_PARAMS ? params[i].hel
 static const char *const pattern_names[] = { "pingpong", "ring", "halo2d", "halo3d", "random" };
 static const char *const coll_names[] = { "barrier", "bcast", "scatter", "gather", "reduce",
                                           "allreduce", "allgather", "alltoall", "scan", "exscan" };
+
+static const char *const excess_names[] = { "exponential", "gamma" };
+static const char *const format_names[] = { "otf2", "csv" };
+static const char *const topology_names[] = { "pair", "chain", "star", "ring", "mesh" };
+
+_Static_assert(sizeof(enum tsync_sim_excess) == sizeof(int) &&
+               sizeof(enum tsync_sim_format) == sizeof(int) &&
+               sizeof(enum tsync_sim_topology) == sizeof(int), "enumerations are set as int");
+
+/* The name table of an enumeration type (the enum's value is the index). */
+static const char *const *enum_names(enum ptype t, size_t *n)
+{
+    switch (t) {
+    case P_FORMAT: return *n = 2, format_names;
+    case P_TOPOLOGY: return *n = 5, topology_names;
+    default: return *n = 2, excess_names;
+    }
+}
 
 /* The name table of a bit-set type. */
 static const char *const *set_names(enum ptype t, size_t *n)
@@ -328,16 +400,18 @@ static int param_parse(const struct param *p, tsync_sim_opts *o, const char *v)
     }
     case P_BOOL:
         return parse_bool(v, (int *)(void *)field);
-    case P_EXCESS: {
-        enum tsync_sim_excess e;
-        if (strcmp(v, "exponential") == 0)
-            e = TSYNC_SIM_EXPONENTIAL;
-        else if (strcmp(v, "gamma") == 0)
-            e = TSYNC_SIM_GAMMA;
-        else
-            return -1;
-        memcpy(field, &e, sizeof(e));
-        return 0;
+    case P_EXCESS:
+    case P_FORMAT:
+    case P_TOPOLOGY: {
+        size_t n;
+        const char *const *names = enum_names(p->type, &n);
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(v, names[i]) == 0) {
+                int e = (int)i; /* every enumeration here has the size of an int */
+                memcpy(field, &e, sizeof(e));
+                return 0;
+            }
+        return -1;
     }
     case P_PATTERNS:
     case P_COLLS: {
@@ -367,6 +441,8 @@ static const char *type_hint(enum ptype t)
     case P_TIME: return "a time: a number with an optional unit ns, us, ms, s, min or h";
     case P_BOOL: return "on or off";
     case P_EXCESS: return "exponential or gamma";
+    case P_FORMAT: return "otf2 or csv";
+    case P_TOPOLOGY: return "pair, chain, star, ring or mesh";
     case P_PATTERNS: return "a comma list of pingpong, ring, halo2d, halo3d, random (or all, none)";
     case P_COLLS: return "a comma list of barrier, bcast, scatter, gather, reduce, allreduce, "
                          "allgather, alltoall, scan, exscan (or all, none)";
@@ -425,7 +501,8 @@ static json_t *param_json(const struct param *p, const tsync_sim_opts *o)
     uint32_t u32;
     double d;
     int b;
-    enum tsync_sim_excess e;
+    int e;
+    size_t n;
     switch (p->type) {
     case P_STR: return json_string(field);
     case P_U64: memcpy(&u64, field, sizeof(u64)); return json_integer((json_int_t)u64);
@@ -434,8 +511,12 @@ static json_t *param_json(const struct param *p, const tsync_sim_opts *o)
     case P_TIME: memcpy(&d, field, sizeof(d)); return json_real(d);
     case P_BOOL: memcpy(&b, field, sizeof(b)); return json_boolean(b);
     case P_EXCESS:
+    case P_FORMAT:
+    case P_TOPOLOGY: {
+        const char *const *names = enum_names(p->type, &n);
         memcpy(&e, field, sizeof(e));
-        return json_string(e == TSYNC_SIM_GAMMA ? "gamma" : "exponential");
+        return e >= 0 && (size_t)e < n ? json_string(names[e]) : NULL;
+    }
     case P_PATTERNS:
     case P_COLLS: memcpy(&u32, field, sizeof(u32)); return set_json(p->type, u32);
     }
@@ -481,7 +562,8 @@ json_t *tsync__sim_params_json(const tsync_sim_opts *o)
 /* A JSON value of parameter p as the text param_parse takes; 0 or -1. */
 static int json_text(const struct param *p, json_t *v, char *buf, size_t n)
 {
-    if (json_is_string(v) && (p->type == P_STR || p->type == P_EXCESS || p->type == P_PATTERNS ||
+    if (json_is_string(v) && (p->type == P_STR || p->type == P_EXCESS || p->type == P_FORMAT ||
+                              p->type == P_TOPOLOGY || p->type == P_PATTERNS ||
                               p->type == P_COLLS || p->type == P_TIME))
         return snprintf(buf, n, "%s", json_string_value(v)) < (int)n ? 0 : -1;
     if (json_is_boolean(v) && p->type == P_BOOL)
@@ -604,6 +686,9 @@ int tsync_sim_validate(const tsync_sim_opts *o, tsync_ctx *ctx)
     REQUIRE(c->steps <= TSYNC_CLOCK_MAX_STEPS, "clock.steps: %u, at most %d", c->steps,
             TSYNC_CLOCK_MAX_STEPS);
     REQUIRE(c->step_max_s >= 0 && c->step_window_s >= 0, "clock.step_*: expected >= 0");
+    REQUIRE(c->origin_gap_min_s >= 0 && c->origin_gap_min_s <= c->origin_gap_max_s &&
+            c->origin_gap_max_s <= 10, "clock.origin_gap_min_s .. origin_gap_max_s: expected "
+            "0 <= min <= max <= 10 s");
     REQUIRE(c->slew_ppm > 0 && c->slew_ppm <= 1e4, "clock.slew_ppm: expected > 0 and <= 10^4 "
             "(a step must be slewed, or the clock would run backward)");
     /* The error's rate must stay far below 1, or readings could go back (clock.h). */
@@ -630,6 +715,17 @@ int tsync_sim_validate(const tsync_sim_opts *o, tsync_ctx *ctx)
     REQUIRE(a->patterns || a->collectives || a->compute_mean_s > 0, "app: no patterns, no "
             "collectives and no compute: the main phase would make no progress");
     REQUIRE(!o->offsets.enabled || o->offsets.pingpongs >= 1, "offsets.pingpongs: expected >= 1");
+    if (o->format == TSYNC_SIM_CSV) {
+        REQUIRE(o->nodes >= 2, "format csv: nodes %u, expected at least 2 hosts", o->nodes);
+        REQUIRE(o->hosts.topology != TSYNC_SIM_TOPO_PAIR || o->nodes == 2, "hosts.topology pair: "
+                "nodes %u, expected 2", o->nodes);
+        REQUIRE(o->timer_resolution == 1000000000, "format csv: timer_resolution %llu, expected "
+                "10^9 (the CSV holds nanoseconds)", (unsigned long long)o->timer_resolution);
+        REQUIRE(a->duration_s > 0, "format csv: app.duration_s is 0: the messages need a span "
+                "of time (set --duration)");
+        REQUIRE(o->hosts.messages >= 1 && o->hosts.messages <= 100000000, "hosts.messages: "
+                "expected 1 to 10^8");
+    }
     REQUIRE(o->offsets.session_interval_s >= 0, "offsets.session_interval_s: expected >= 0");
     return TSYNC_OK;
 }

@@ -28,6 +28,7 @@ struct tsync_otf2_builder;
 
 /* Program streams (clocks use CLOCK_STREAM + clock index). */
 #define TSYNC_SIM_APP_STREAM 1
+#define TSYNC_SIM_ORIGIN_STREAM 3  /* network.c uses 2 */
 #define TSYNC_SIM_CLOCK_STREAM 1000
 #define TSYNC_SIM_WALK_STREAM 100000
 
@@ -65,6 +66,7 @@ struct tsync_sim {
     uint32_t n_ranks, n_nodes, n_clocks;
     uint32_t *rank_node;        /* rank -> node */
     uint32_t *rank_clock;       /* rank -> clock */
+    int64_t *origin;            /* rank -> start of its clock on the clock's scale, ticks */
     struct tsync_sim_clock *clocks;
     struct tsync_sim_net net;
     struct tsync_rng rng;       /* the program's draws */
@@ -138,6 +140,11 @@ int tsync__app_sleep(struct tsync_sim *s, int64_t until);
 /* One collective (TSYNC_SIM_BARRIER ...) on MPI_COMM_WORLD with root `root`. */
 int tsync__coll_run(struct tsync_sim *s, uint32_t which, uint32_t root);
 void tsync__coll_free(struct tsync_sim *s);
+
+/* ---- hosts.c */
+/* The run of format csv: writes DIR/trace.csv and DIR/truth.csv; sets the events,
+ * messages and the true time span in `res`. */
+int tsync__hosts_run(struct tsync_sim *s, tsync_sim_result *res, const char *dir);
 
 /* ---- offsets.c */
 /* Every rank enters `region`; rank 0 measures the offset of every other rank with

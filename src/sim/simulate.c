@@ -28,6 +28,7 @@
  * depends on plus latency (coll.c); latencies are at least the configured minimum.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,32 @@
 
 /* ---- setup ------------------------------------------------------------------- */
 
+/* Per-rank clock origins (EZTrace): the k-th rank of a node starts its clock k
+ * gaps after the node's first rank, so it reads that much less on the same
+ * oscillator. A stream of their own keeps every other draw as without them. */
+static void draw_origins(struct tsync_sim *s)
+{
+    const tsync_sim_clock_params *c = &s->o->clock;
+    double *last = calloc(s->n_nodes, sizeof(*last));
+    unsigned char *seen = calloc(s->n_nodes, 1);
+    struct tsync_rng rng;
+    if (!last || !seen) {
+        s->rc = tsync__oom(s->ctx);
+        goto out;
+    }
+    tsync__rng_seed(&rng, s->o->seed, TSYNC_SIM_ORIGIN_STREAM);
+    for (uint32_t r = 0; r < s->n_ranks; r++) {
+        uint32_t k = s->rank_node[r];
+        if (seen[k])
+            last[k] += tsync__rng_range(&rng, c->origin_gap_min_s, c->origin_gap_max_s);
+        seen[k] = 1;
+        s->origin[r] = (int64_t)llround(last[k] * (double)s->o->timer_resolution);
+    }
+out:
+    free(last);
+    free(seen);
+}
+
 static int setup(struct tsync_sim *s, const tsync_sim_opts *o, tsync_ctx *ctx)
 {
     uint32_t n = o->ranks;
@@ -55,9 +82,10 @@ static int setup(struct tsync_sim *s, const tsync_sim_opts *o, tsync_ctx *ctx)
     s->true_res = o->timer_resolution > 1000000000 ? o->timer_resolution : 1000000000;
     s->n_ranks = n;
     s->n_nodes = o->nodes;
-    s->n_clocks = o->clock_per_rank ? n : o->nodes;
+    s->n_clocks = o->clock_per_rank && o->format != TSYNC_SIM_CSV ? n : o->nodes;
     s->rank_node = calloc(n, sizeof(*s->rank_node));
     s->rank_clock = calloc(n, sizeof(*s->rank_clock));
+    s->origin = calloc(n, sizeof(*s->origin));
     s->clocks = calloc(s->n_clocks, sizeof(*s->clocks));
     s->now = calloc(n, sizeof(*s->now));
     s->last_local = calloc(n, sizeof(*s->last_local));
@@ -65,14 +93,15 @@ static int setup(struct tsync_sim *s, const tsync_sim_opts *o, tsync_ctx *ctx)
     s->load = calloc(n, sizeof(*s->load));
     s->perm = calloc(2 * (size_t)n, sizeof(*s->perm));
     s->prog.first = calloc((size_t)n + 1, sizeof(*s->prog.first));
-    if (!s->rank_node || !s->rank_clock || !s->clocks || !s->now || !s->last_local ||
+    if (!s->rank_node || !s->rank_clock || !s->origin || !s->clocks || !s->now || !s->last_local ||
         !s->next_request || !s->load || !s->perm || !s->prog.first ||
         tsync__net_init(&s->net, &o->net, o->nodes, s->true_res, o->seed))
         return tsync__oom(ctx);
     for (uint32_t r = 0; r < n; r++) {
-        /* Blocks of consecutive ranks per node, as MPI launchers place them. */
-        s->rank_node[r] = (uint32_t)((uint64_t)r * o->nodes / n);
-        s->rank_clock[r] = o->clock_per_rank ? r : s->rank_node[r];
+        /* Blocks of consecutive ranks per node, as MPI launchers place them by
+         * default, or round robin (mpirun --map-by node). */
+        s->rank_node[r] = o->cyclic ? r % o->nodes : (uint32_t)((uint64_t)r * o->nodes / n);
+        s->rank_clock[r] = s->n_clocks == n && o->clock_per_rank ? r : s->rank_node[r];
         s->next_request[r] = 1;
     }
     for (uint32_t c = 0; c < s->n_clocks; c++) {
@@ -83,6 +112,8 @@ static int setup(struct tsync_sim *s, const tsync_sim_opts *o, tsync_ctx *ctx)
         tsync__clock_init(&s->clocks[c], &m, s->true_res, o->timer_resolution, o->seed,
                           TSYNC_SIM_WALK_STREAM + c);
     }
+    if (o->clock.origin_gap_max_s > 0)
+        draw_origins(s);
     tsync__rng_seed(&s->rng, o->seed, TSYNC_SIM_APP_STREAM);
     for (uint32_t r = 0; r < n; r++)
         s->load[r] = 1.0 + tsync__rng_range(&s->rng, -o->app.imbalance, o->app.imbalance);
@@ -92,13 +123,14 @@ static int setup(struct tsync_sim *s, const tsync_sim_opts *o, tsync_ctx *ctx)
     s->overhead = tsync__sim_ticks(s, o->app.call_overhead_s);
     if (s->overhead < s->gap)
         s->overhead = s->gap;
-    return TSYNC_OK;
+    return s->rc;
 }
 
 static void teardown(struct tsync_sim *s)
 {
     free(s->rank_node);
     free(s->rank_clock);
+    free(s->origin);
     free(s->clocks);
     free(s->now);
     free(s->last_local);
@@ -115,7 +147,7 @@ static size_t state_bytes(const struct tsync_sim *s)
 {
     size_t n = s->n_ranks;
     return sizeof(*s) + s->n_clocks * sizeof(*s->clocks) + n * (2 * sizeof(uint32_t) +
-           3 * sizeof(int64_t) + sizeof(double) + 3 * sizeof(uint32_t)) +
+           4 * sizeof(int64_t) + sizeof(double) + 3 * sizeof(uint32_t)) +
            s->prog.cap_ops * sizeof(*s->prog.ops) + s->prog.cap_msgs * sizeof(*s->prog.msgs) +
            s->coll_scratch_bytes + 2 * s->n_nodes * sizeof(double);
 }
@@ -206,7 +238,8 @@ static int run_phases(struct tsync_sim *s, tsync_sim_result *res)
 {
     const tsync_sim_opts *o = s->o;
     struct sessions ss = { INT64_MAX, 0 };
-    double start_s = 1.0 + o->clock.offset_max_s + o->clock.steps * o->clock.step_max_s;
+    double start_s = 1.0 + o->clock.offset_max_s + o->clock.steps * o->clock.step_max_s +
+                     (double)(o->ranks - 1) * o->clock.origin_gap_max_s;
     int64_t t0 = tsync__sim_ticks(s, start_s), first = t0, main_start, limit;
 
     /* Start at a true time where every clock reads positive; ranks start within 1 ms. */
@@ -315,7 +348,8 @@ static int write_scenario(const struct tsync_sim *s, const tsync_sim_result *r, 
 static int move_outputs(const char *tmp, const char *outdir, tsync_ctx *ctx)
 {
     static const char *const names[] = { "trace", "trace.def", "truth", "truth.def",
-                                         "scenario.json", "trace.otf2", "truth.otf2" };
+                                         "scenario.json", "trace.csv", "truth.csv",
+                                         "trace.otf2", "truth.otf2" };
     int rc = TSYNC_OK;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !rc; i++) {
         char *from = tsync__strfmt("%s/%s", tmp, names[i]), *to = tsync__strfmt("%s/%s", outdir, names[i]);
@@ -356,7 +390,9 @@ int tsync_sim_run(tsync_sim_result *out, const tsync_sim_opts *o, const char *ou
         tmp = NULL;
         goto out;
     }
-    if ((rc = open_archives(&s, tmp)) == TSYNC_OK)
+    if (o->format == TSYNC_SIM_CSV)
+        rc = tsync__hosts_run(&s, &res, tmp);
+    else if ((rc = open_archives(&s, tmp)) == TSYNC_OK)
         rc = run_phases(&s, &res);
     for (int k = 0; k < 2; k++) { /* close both, keep the first error */
         int c = tsync__otf2_build_close(s.out[k]);

@@ -1,7 +1,8 @@
 /* test_sim.c - the simulator as a whole (tsync_sim_run): determinism per seed,
  * causality of every scenario's truth (tsync_check_run), readings that are exactly
  * the clock model applied to the true times, Score-P offsets close to the truth,
- * bounded memory, options, scenario.json round trip, and output replacement. */
+ * bounded memory, options, scenario.json round trip, output replacement, cyclic
+ * placement, per-rank clock origins, and message lists between hosts (format csv). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -160,6 +161,8 @@ static void test_causality(void **state)
         tsync_trace *t;
         tsync_sim_result r;
         char dir[4096];
+        if (o.format == TSYNC_SIM_CSV)
+            continue; /* messages between hosts: test_hosts_csv */
         scratch(dir, sizeof(dir), name);
         o.offsets.session_interval_s = 0.1; /* sessions cut the gaps too */
         run(&o, dir, &r);
@@ -321,6 +324,13 @@ static void test_memory_bounded(void **state)
 }
 
 /* Options: setting by key, errors that name the key, validation, scenarios. */
+/* The options do not validate, and the message names `word`. */
+static void assert_invalid(const tsync_sim_opts *o, const char *word)
+{
+    assert_int_equal(tsync_sim_validate(o, ctx), TSYNC_EINVAL);
+    assert_non_null(strstr(tsync_ctx_error(ctx), word));
+}
+
 static void test_options(void **state)
 {
     tsync_sim_opts o = TSYNC_SIM_OPTS_INIT, before;
@@ -352,8 +362,7 @@ static void test_options(void **state)
     o = (tsync_sim_opts)TSYNC_SIM_OPTS_INIT;
     assert_int_equal(tsync_sim_validate(&o, ctx), 0);
     o.nodes = 9;
-    assert_int_equal(tsync_sim_validate(&o, ctx), TSYNC_EINVAL);
-    assert_non_null(strstr(tsync_ctx_error(ctx), "nodes"));
+    assert_invalid(&o, "nodes");
     o = (tsync_sim_opts)TSYNC_SIM_OPTS_INIT;
     o.app.events = 0;
     assert_int_equal(tsync_sim_validate(&o, ctx), TSYNC_EINVAL);
@@ -432,6 +441,105 @@ static void test_failure_leaves_nothing(void **state)
     assert_int_equal(tsync_sim_run(&r, &o, file, ctx), TSYNC_EIO);
 }
 
+/* Cyclic placement puts rank r on node r % nodes; per-rank origins make ranks of one
+ * node read their node's oscillator 25 to 40 ms apart per rank before them. */
+static void test_cyclic_origins(void **state)
+{
+    tsync_sim_opts o = smoke(5);
+    tsync_trace *t, *tt;
+    char dir[4096];
+    (void)state;
+    scratch(dir, sizeof(dir), "origins");
+    assert_int_equal(tsync_sim_set(&o, "cyclic", "on", ctx), 0);
+    assert_int_equal(tsync_sim_set(&o, "clock.origin_gap_min_s", "25ms", ctx), 0);
+    assert_int_equal(tsync_sim_set(&o, "clock.origin_gap_max_s", "40ms", ctx), 0);
+    run(&o, dir, NULL);
+    t = open_trace(dir, "trace.otf2");
+    tt = open_trace(dir, "truth.otf2");
+    assert_int_equal(t->n_ranks, 4);
+    for (uint32_t r = 0; r < 4; r++)
+        assert_int_equal(t->locations[t->rank_loc[r]].node, r % 2);
+    for (uint32_t r = 0; r < 2; r++) {
+        /* Rank r + 2 started its clock one gap after rank r, on the same oscillator. */
+        const struct tsync_location *a = &t->locations[t->rank_loc[r]],
+                                    *b = &t->locations[t->rank_loc[r + 2]];
+        const struct tsync_location *ta = &tt->locations[tt->rank_loc[r]],
+                                    *tb = &tt->locations[tt->rank_loc[r + 2]];
+        double gap = (double)((a->time[0] - ta->time[0]) - (b->time[0] - tb->time[0])) / 1e9;
+        assert_true(gap > 25e-3 - 1e-4 && gap < 40e-3 + 1e-4);
+    }
+    tsync_trace_free(t);
+    tsync_trace_free(tt);
+}
+
+/* Format csv: every link of the topology carries the messages each way; the truth
+ * has the same rows, is causal at the minimum latency, and the readings are the
+ * hosts' clocks. */
+static void test_hosts_csv(void **state)
+{
+    static const char *const topo[] = { "chain", "star", "ring", "mesh" };
+    static const size_t links[] = { 3, 3, 4, 6 };
+    tsync_check_opts co = TSYNC_CHECK_OPTS_INIT;
+    (void)state;
+    for (size_t k = 0; k < 4; k++) {
+        tsync_sim_opts o = TSYNC_SIM_OPTS_INIT;
+        tsync_sim_result r;
+        tsync_check_report *chk;
+        tsync_timeline *tl;
+        tsync_trace *t, *tt;
+        char dir[4096];
+        scratch(dir, sizeof(dir), topo[k]);
+        assert_int_equal(tsync_sim_scenario(&o, "hosts", ctx), 0);
+        assert_int_equal(tsync_sim_set(&o, "nodes", "4", ctx), 0);
+        assert_int_equal(tsync_sim_set(&o, "ranks", "4", ctx), 0);
+        assert_int_equal(tsync_sim_set(&o, "hosts.topology", topo[k], ctx), 0);
+        assert_int_equal(tsync_sim_set(&o, "hosts.messages", "7", ctx), 0);
+        assert_int_equal(tsync_sim_set(&o, "app.duration_s", "10min", ctx), 0);
+        run(&o, dir, &r);
+        assert_int_equal(r.messages, 2 * 7 * links[k]);
+        assert_true(r.end_s - r.start_s < 600.1);
+        t = open_trace(dir, "trace.csv");
+        tt = open_trace(dir, "truth.csv");
+        assert_int_equal(t->n_messages, r.messages);
+        assert_int_equal(tt->n_messages, r.messages);
+        assert_int_equal(tt->n_locations, 4);
+        co.latency_inter_s = 50e-6;
+        assert_int_equal(tsync_timeline_new(&tl, tt, ctx), 0);
+        assert_int_equal(tsync_check_run(&chk, tt, tl, &co, ctx), 0);
+        assert_int_equal(chk->violations, 0);
+        tsync_check_report_free(chk);
+        tsync_timeline_free(tl);
+        /* Each host's local minus true time: its clock, off by at most 5 ms and
+         * 50 ppm of 10 minutes. */
+        for (uint32_t i = 0; i < t->n_locations; i++)
+            for (uint64_t j = 0; j < t->locations[i].n_events; j++)
+                assert_true(llabs(t->locations[i].time[j] - tt->locations[i].time[j]) < 5000000 + 30000000);
+        tsync_trace_free(t);
+        tsync_trace_free(tt);
+    }
+}
+
+static void test_hosts_options(void **state)
+{
+    tsync_sim_opts o = TSYNC_SIM_OPTS_INIT;
+    (void)state;
+    assert_int_equal(tsync_sim_scenario(&o, "hosts", ctx), 0);
+    assert_int_equal(o.format, TSYNC_SIM_CSV);
+    assert_int_equal(tsync_sim_validate(&o, ctx), 0);
+    assert_int_equal(tsync_sim_set(&o, "hosts.topology", "tree", ctx), TSYNC_EINVAL);
+    assert_int_equal(tsync_sim_set(&o, "format", "pcap", ctx), TSYNC_EINVAL);
+    o.nodes = o.ranks = 3; /* a pair is two hosts */
+    assert_invalid(&o, "pair");
+    o.hosts.topology = TSYNC_SIM_TOPO_RING;
+    assert_int_equal(tsync_sim_validate(&o, ctx), 0);
+    o.timer_resolution = 1000000;
+    assert_invalid(&o, "nanoseconds");
+    o = (tsync_sim_opts)TSYNC_SIM_OPTS_INIT;
+    o.clock.origin_gap_min_s = 2;
+    o.clock.origin_gap_max_s = 1;
+    assert_invalid(&o, "origin_gap");
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -456,6 +564,9 @@ int main(void)
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_scenario_json),
         cmocka_unit_test(test_failure_leaves_nothing),
+        cmocka_unit_test(test_cyclic_origins),
+        cmocka_unit_test(test_hosts_csv),
+        cmocka_unit_test(test_hosts_options),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
