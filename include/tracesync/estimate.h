@@ -30,9 +30,10 @@
  *     }
  *
  * Bounds. A result says how good it is (tsync_bound_kind). The hull's bound is
- * guaranteed at every point in time, provided the two clocks are linear over a
- * piece, no message is faster than the minimum latency, and the drift is at most
- * max_drift where the messages leave it open; the regression's bound is
+ * guaranteed at every point in time, provided no drift changes faster than
+ * max_wander (the bound grows with the distance from the samples), no message is
+ * faster than the minimum latency, and the drift is at most max_drift where the
+ * messages leave it open; the regression's bound is
  * statistical (three standard errors of the fitted line plus the residual standard
  * deviation). Bounds add up along a path.
  */
@@ -101,11 +102,16 @@ typedef struct {
                               * piece by less than the latencies show (0: any) */
     enum tsync_reference_rule reference_rule; /* where `reference` is NULL, and in the
                               * other components (version 2 on; version 1: AUTO) */
+    double max_wander;       /* how fast a drift may change, per second (1e-8 = 0.01 ppm/s):
+                              * a bound grows with the distance t from the samples by
+                              * max_wander t^2 / 2, and inside a piece of length L by
+                              * max_wander L^2 / 8 (see segment.c); 0: linear clocks
+                              * (version 2 on; version 1: 1e-8) */
 } tsync_estimate_opts;
 #define TSYNC_ESTIMATE_OPTS_VERSION 2
 #define TSYNC_ESTIMATE_OPTS_INIT                                                             \
     { TSYNC_ESTIMATE_OPTS_VERSION, TSYNC_ESTIMATOR_HULL, NULL, 0.3e-6, 1.0e-6, 1, 1.0, 0, 1e-3, \
-      1, 10.0, 30.0, TSYNC_REFERENCE_GLOBAL }
+      1, 10.0, 30.0, TSYNC_REFERENCE_GLOBAL, 1e-8 }
 
 typedef struct tsync_estimate tsync_estimate;
 

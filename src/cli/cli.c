@@ -84,6 +84,16 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+int cli_parse_wander(const char *arg, double *out)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || !(v >= 0 && v < 1000))
+        return -1;
+    *out = v * 1e-6;
+    return 0;
+}
+
 int cli_parse_domains(const char *arg, tsync_open_opts *out)
 {
     out->domain_file = NULL;

@@ -43,6 +43,10 @@ int cli_parse_domains(const char *arg, tsync_open_opts *out);
  * domain's name; without it, the trace's own time base (seed 000). */
 void cli_parse_reference(const char *arg, tsync_estimate_opts *out);
 
+/* Parses --max-wander PPM_PER_S into a drift change per second (0.01 -> 1e-8).
+ * Returns 0, or -1 when it is not a number in [0, 1000). */
+int cli_parse_wander(const char *arg, double *out);
+
 /* Writes `text` and a newline to `path` through "<path>.tmp" and a rename. Returns
  * 0, or -1 with a message on stderr and nothing left behind. */
 int cli_write_report(const char *cmd, const char *path, const char *text);

@@ -63,6 +63,7 @@ int cmd_estimate(int argc, char **argv)
         { "no-segment", no_argument, NULL, 'S' },    { "min-segment", required_argument, NULL, 'm' },
         { "max-drift", required_argument, NULL, 'D' }, { "no-offsets", no_argument, NULL, 'O' },
         { "max-gap", required_argument, NULL, 'G' }, { "max-segment", required_argument, NULL, 'M' },
+        { "max-wander", required_argument, NULL, 'W' },
         { "output", required_argument, NULL, 'o' },  { "quiet", no_argument, NULL, 'q' },
         { NULL, 0, NULL, 0 }
     };
@@ -115,6 +116,11 @@ int cmd_estimate(int argc, char **argv)
             if (end == optarg || *end || !(eo.max_drift > 0 && eo.max_drift < 0.5))
                 return cli_usage_error("estimate", "--max-drift: \"%s\" is not a drift in ppm "
                                        "(e.g. 100)", optarg);
+            break;
+        case 'W':
+            if (cli_parse_wander(optarg, &eo.max_wander))
+                return cli_usage_error("estimate", "--max-wander: \"%s\" is not a drift change "
+                                       "in ppm per second (e.g. 0.01)", optarg);
             break;
         default: return cli_usage_error("estimate", "unknown option");
         }

@@ -14,6 +14,7 @@ int cmd_sync(int argc, char **argv)
         { "no-clc", no_argument, NULL, 'n' },         { "reference", required_argument, NULL, 'R' },
         { "domains", required_argument, NULL, 'd' },  { "latency", required_argument, NULL, 'l' },
         { "global-lsq", no_argument, NULL, 'g' },     { "quiet", no_argument, NULL, 'q' },
+        { "max-wander", required_argument, NULL, 'W' },
         { NULL, 0, NULL, 0 }
     };
     tsync_sync_opts o = TSYNC_SYNC_OPTS_INIT;
@@ -41,6 +42,11 @@ int cmd_sync(int argc, char **argv)
             if (cli_parse_domains(optarg, &o.open))
                 return cli_usage_error("sync", "--domains: expected node, location or a "
                                                "domain file");
+            break;
+        case 'W':
+            if (cli_parse_wander(optarg, &o.estimate.max_wander))
+                return cli_usage_error("sync", "--max-wander: \"%s\" is not a drift change in "
+                                       "ppm per second (e.g. 0.01)", optarg);
             break;
         default: return cli_usage_error("sync", "unknown option");
         }

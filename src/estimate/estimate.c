@@ -36,6 +36,10 @@ struct run {
 
 /* ---- options ------------------------------------------------------------------------- */
 
+/* Longest window of windowed minimum delays (window.c): a drift changing by 0.01
+ * ppm/s bends a 5-second window by 30 ns. */
+#define WINDOW_S 5.0
+
 static int to_ticks(const struct tsync_trace *t, double s, const char *what, int64_t *out,
                     tsync_ctx *ctx)
 {
@@ -63,6 +67,9 @@ static int check_opts(struct run *r, const tsync_estimate_opts *o,
     if (!(o->max_drift > 0 && o->max_drift < 0.5))
         return tsync__fail(r->ctx, TSYNC_EINVAL, "estimate: maximum drift %g is not in (0, 0.5)",
                            o->max_drift);
+    if (o->version >= 2 && !(o->max_wander >= 0 && o->max_wander < 1e-3))
+        return tsync__fail(r->ctx, TSYNC_EINVAL, "estimate: maximum wander %g per second is not "
+                           "in [0, 1e-3)", o->max_wander);
     if (t->timer_resolution == 0)
         return tsync__fail(r->ctx, TSYNC_EINVAL, "%s: estimate: timer resolution is 0", t->path);
     if ((rc = to_ticks(t, o->latency_intra_s, "intra-node minimum latency", &so->mu_intra,
@@ -100,6 +107,8 @@ static int check_opts(struct run *r, const tsync_estimate_opts *o,
     so->exchanges = o->estimator == TSYNC_ESTIMATOR_REGRESSION;
     so->offsets = o->use_clock_offsets;
     r->params.max_drift = o->max_drift;
+    r->params.wander = (o->version >= 2 ? o->max_wander : 1e-8) / (double)t->timer_resolution;
+    r->params.window = (int64_t)llround(WINDOW_S * (double)t->timer_resolution);
     r->params.segment = o->segment;
     return 0;
 }
@@ -835,6 +844,7 @@ int tsync_estimate_run(tsync_estimate **out, const tsync_trace *t, const tsync_e
     e->opts = *opts;
     e->opts.reference = NULL;
     e->opts.reference_rule = opts->version >= 2 ? opts->reference_rule : TSYNC_REFERENCE_AUTO;
+    e->opts.max_wander = opts->version >= 2 ? opts->max_wander : 1e-8;
     e->reference_given = r.forced != TSYNC__NONE;
     e->resolution = t->timer_resolution;
     e->n_domains = t->n_domains;

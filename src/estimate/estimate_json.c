@@ -122,7 +122,7 @@ static json_t *estimate_json(const tsync_estimate *e, const tsync_trace *t)
                           ? "least squares over exchanges (seed 003, Eqs. 2-8)"
                           : "none: every domain keeps its time";
     const char *bound = e->opts.estimator == TSYNC_ESTIMATOR_HULL
-                            ? "guaranteed (linear clocks per piece, minimum latencies, max_drift)"
+                            ? "guaranteed (drift changing by at most max_wander per second, minimum latencies, max_drift)"
                         : e->opts.estimator == TSYNC_ESTIMATOR_REGRESSION
                             ? "statistical (E_r plus 3 standard errors of the fitted line)"
                             : "none";
@@ -140,6 +140,7 @@ static json_t *estimate_json(const tsync_estimate *e, const tsync_trace *t)
                   e->opts.use_clock_offsets, "reference_given", e->reference_given);
     if (o && (json_object_set_new(o, "max_gap_s", json_real(e->opts.max_gap_s)) ||
               json_object_set_new(o, "max_segment_s", json_real(e->opts.max_segment_s)) ||
+              json_object_set_new(o, "max_wander", json_real(e->opts.max_wander)) ||
               json_object_set_new(o, "periods", json_integer((json_int_t)e->periods)))) {
         json_decref(o);
         return NULL;

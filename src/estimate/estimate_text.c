@@ -68,8 +68,9 @@ void tsync_estimate_print(const tsync_estimate *e, const tsync_trace *t, FILE *o
     else if (e->opts.estimator == TSYNC_ESTIMATOR_REGRESSION)
         fprintf(out, ": least squares over exchanges (seed 003); bounds statistical");
     fprintf(out, " (minimum latency %s within a node, %s between nodes; drift <= %g ppm where "
-            "open)\n", tsync__fmt_seconds(a, sizeof(a), e->opts.latency_intra_s),
-            tsync__fmt_seconds(b, sizeof(b), e->opts.latency_inter_s), e->opts.max_drift * 1e6);
+            "open, changing by <= %g ppm/s)\n", tsync__fmt_seconds(a, sizeof(a), e->opts.latency_intra_s),
+            tsync__fmt_seconds(b, sizeof(b), e->opts.latency_inter_s), e->opts.max_drift * 1e6,
+            e->opts.max_wander * 1e6);
     fprintf(out, "  grouping    %s: %s\n", g->rule, g->reason);
     if (g->contradicting)
         fprintf(out, "              try --domains location\n");

@@ -58,6 +58,8 @@ struct tsync__est_params {
     int64_t min_segment;  /* shortest piece, ticks of x */
     int64_t max_gap;      /* longest gap between samples inside a piece, ticks of x (0: any) */
     int64_t max_segment;  /* longest piece with samples both ways, ticks of x (0: any) */
+    double wander;        /* largest change of the drift per tick of x (max_wander) */
+    int64_t window;       /* longest window of windowed minimum delays, ticks of x */
 };
 
 /* One linear piece: the estimate y = y0 + b + a (x - x0) over the samples'
@@ -162,6 +164,20 @@ struct tsync__pair_samples {
     struct tsync__sample *exch;
 };
 
+/* Windowed minimum delays (window.c): at x, the value y the fastest messages of
+ * both directions around x put the pair's curve at, smoothed; in order of x. */
+struct tsync__window {
+    tsync_time x;
+    long double y;            /* absolute ticks of y */
+    long double a;            /* the slope the window was detrended by */
+    long double width;        /* of the band its fastest messages leave, ticks */
+};
+struct tsync__windows {
+    size_t n;
+    struct tsync__window *v;
+    int64_t max_width;        /* longest window, ticks of x */
+};
+
 /* Result of estimating one pair in one direction. */
 struct tsync__pair_fit {
     struct tsync__pieces pieces;
@@ -169,6 +185,8 @@ struct tsync__pair_fit {
     uint64_t rejected;      /* samples contradicting a piece shorter than min_segment */
     uint64_t splits;        /* pieces started because the hulls crossed */
     uint64_t gaps;          /* pieces started after a gap longer than max_gap */
+    double wander;          /* params->wander: how a bound grows away from the samples */
+    struct tsync__windows windows;  /* the hull's pieces follow them where they bend */
 };
 
 /* Runs `est` over the samples (each kind sorted by x), splitting where add_sample
@@ -177,6 +195,13 @@ struct tsync__pair_fit {
 int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *est,
                     const struct tsync__est_params *params, const struct tsync__pair_samples *s);
 void tsync__pair_fit_free(struct tsync__pair_fit *fit);
+
+/* The windows of a pair's one-way samples (each kind sorted by x), each detrended
+ * by the slope of the piece of ps it starts in, a window at most max_width long.
+ * 0 or TSYNC_ENOMEM (w empty). */
+int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samples *s,
+                         const struct tsync__pieces *ps, int64_t max_width);
+void tsync__windows_free(struct tsync__windows *w);
 
 /* A piecewise-linear function of ticks with a bound per point: what a pair or a
  * domain map becomes. x strictly increasing, y non-decreasing; bound in ticks of

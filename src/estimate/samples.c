@@ -18,15 +18,22 @@
  * time, and its error margin E_ij = ((T4 - T1) - (T3 - T2)) / 2.
  *
  * A ClockOffset record (OTF2; Score-P measures it against rank 0) says that at
- * local time T the master's clock read T + offset. It becomes an exchange with the
- * error margin 3 stddev, and for the hull the two one-way constraints that margin
- * gives: the line passes within it. Score-P writes stddev 0. Its offset comes from
- * the fastest of several ping-pongs, good to half that round trip less the minimum
- * latency, which is well under one minimum latency when the fastest exchange
- * travelled near the minimum both ways: a stddev of 0 is taken as one inter-node
- * minimum latency (1 us by default). Tighter than that, a measured offset would
- * outvote messages; looser, it would say little about MPI_Init and MPI_Finalize,
- * where it is often all there is.
+ * local time T the master's clock read T + offset, give or take an uncertainty
+ * err: the line passes within err of that point. For the hull that is two one-way
+ * constraints, (T, T + offset + err) and (T, T + offset - err); for the regression
+ * an exchange with margin err. A measured offset is never taken as exact: on a
+ * noisy network a ping-pong's offset is microseconds off, and an exact point would
+ * pull the map off and make the bound a false promise. err is 3 recorded standard
+ * deviations. Score-P records 0; then err comes from the round trips the trace
+ * itself shows. A ping-pong's offset is off by half the difference of its two
+ * one-way delays, at most half its round trip less the minimum latency. Half the
+ * round trip of an exchange of the trace (seed 003's E_ij, Eq. 3) includes waiting
+ * in late-posted receives in most of them; the fastest tenth show the network
+ * itself: h, the 10th percentile of the half round trips. err = 2 h - mu =
+ * mu + 2 (h - mu), twice the delay beyond the minimum latency that the fastest
+ * tenth show, covers a ping-pong somewhat slower than those (on the noisy networks
+ * where ping-pong offsets are microseconds off, err is several microseconds). It is
+ * at least one inter-node minimum latency (the value used without exchanges).
  *
  * Messages inside one domain give no sample: they check the grouping. With one
  * clock, a receive cannot come before its send; EZTrace's ranks of one node, each
@@ -41,7 +48,6 @@
 #include "util/vec.h"
 
 #define CONTRADICTION_FACTOR 10   /* x the larger minimum latency: no shared clock */
-#define UNKNOWN_STDDEV_LATENCIES 1
 
 void tsync__pair_samples_free(struct tsync__pair_samples *s)
 {
@@ -169,6 +175,9 @@ struct collector {
     const struct tsync__sample_opts *o;
     uint32_t last_a, last_b;     /* the pair of the last sample, and its edge */
     size_t last_edge;
+    int64_t *margins;            /* when set, exchanges only give their E_ij here */
+    size_t n_margins;
+    int64_t unknown_err;         /* err of a ClockOffset record with stddev 0, ticks */
 };
 
 /* The edge of domains a != b, remembering the last one asked for. */
@@ -245,8 +254,7 @@ static int add_offset(struct collector *c, const struct tsync_clock_offset *r, u
 {
     uint32_t d = c->t->locations[r->loc].domain;
     tsync_time global = r->time + r->offset, x, y;
-    int64_t err = r->stddev > 0 ? (int64_t)ceil(3 * r->stddev)
-                                : UNKNOWN_STDDEV_LATENCIES * c->o->mu_inter;
+    int64_t err = r->stddev > 0 ? (int64_t)ceil(3 * r->stddev) : c->unknown_err;
     struct tsync__edge *e;
     int rc;
     if (d == master)
@@ -504,6 +512,10 @@ static int add_exchange(struct collector *c, tsync_loc pinger, const struct hop 
     int rc;
     if (t4 < t1 || t3 < t2)
         return 0;
+    if (c->margins) {
+        c->margins[c->n_margins++] = ((t4 - t1) - (t3 - t2)) / 2;   /* E_ij */
+        return 0;
+    }
     tsync_time mi = t1 + (t4 - t1) / 2, mj = t2 + (t3 - t2) / 2;
     if ((rc = edge_of(c, di, dj, &e)))
         return rc;
@@ -583,10 +595,45 @@ out:
     return rc;
 }
 
+static int i64_cmp(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* The uncertainty of a ClockOffset record with stddev 0 (see the top): 2 h - mu
+ * with h the 10th percentile of the exchanges' half round trips, at least one
+ * minimum latency. Only computed when such a record exists. */
+static int unknown_offset_error(struct collector *c)
+{
+    const struct tsync_trace *t = c->t;
+    size_t i;
+    int rc;
+    for (i = 0; i < t->n_offsets && t->offsets[i].stddev > 0; i++)
+        ;
+    if (i == t->n_offsets)
+        return 0;
+    c->margins = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*c->margins));
+    if (!c->margins)
+        return TSYNC_ENOMEM;
+    c->n_margins = 0;
+    rc = collect_exchanges(c);
+    if (rc == 0 && c->n_margins) {
+        int64_t half_rtt;   /* of the fastest tenth of the exchanges */
+        qsort(c->margins, c->n_margins, sizeof(*c->margins), i64_cmp);
+        half_rtt = c->margins[c->n_margins / 10];
+        if (2 * half_rtt - c->o->mu_inter > c->unknown_err)
+            c->unknown_err = 2 * half_rtt - c->o->mu_inter;
+    }
+    free(c->margins);
+    c->margins = NULL;
+    return rc;
+}
+
 int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
                            const struct tsync__sample_opts *o, struct tsync__intra *intra)
 {
-    struct collector c = { g, t, o, TSYNC__NONE, TSYNC__NONE, 0 };
+    struct collector c = { g, t, o, TSYNC__NONE, TSYNC__NONE, 0, NULL, 0, o->mu_inter };
     int rc;
     memset(intra, 0, sizeof(*intra));
     for (size_t i = 0; i < t->n_messages; i++)
@@ -595,6 +642,8 @@ int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
     if ((rc = collect_collectives(&c)))
         return rc;
     if (o->offsets && t->n_ranks > 0 && t->rank_loc && t->rank_loc[0] < t->n_locations) {
+        if ((rc = unknown_offset_error(&c)))
+            return rc;
         uint32_t master = t->locations[t->rank_loc[0]].domain;
         for (size_t i = 0; i < t->n_offsets; i++)
             if (t->offsets[i].loc < t->n_locations &&

@@ -20,7 +20,9 @@
  * the gap to the next piece a straight line joins the two estimates, so the map has
  * no jump; the first and last piece extend to the ends of the range asked for.
  * Where the drift changes, consecutive hull pieces bend into one smooth curve (see
- * struct bend): their lines alone are off by a h^2 / 4 in every piece. A
+ * struct bend): their lines alone are off by a h^2 / 4 in every piece. Inside a
+ * band too wide for any sample to split a piece, the map follows the windowed
+ * minimum delays of both directions instead (window.c, struct wspan). A
  * joint that would go backward (the next piece starting lower than the previous one
  * ends) is raised to keep the map monotone; its bound accounts for that.
  *
@@ -31,6 +33,24 @@
  * (hull: the upper end convex, the lower concave; regression: a hyperbola), so the
  * bound between two points is at most the straight line between their bounds,
  * which is what maps.md's per-point bounds mean.
+ *
+ * Wander. A piece's range holds for a clock that is linear over the piece. Real
+ * drift wanders (seed 004: temperature, 150 Hz per degree on 350 MHz, 0.4 ppm per
+ * degree; the daily cycle, 0.7 ppm; 0.1 to 1 ppm over tens of minutes), so every
+ * bound carries a margin for a drift that changes by at most w per unit of time
+ * (max_wander): over a piece of length L such a clock stays within d = w L^2 / 16
+ * of a line (the best line through a curve of curvature w), a line that passes the
+ * samples moved by d, so within the range widened by 2 d in value and 2 d / L in
+ * slope; at a distance t beyond the samples it leaves that line by its slope's
+ * difference at the end, w L / 2, times t, plus w t^2 / 2. The margin is
+ *
+ *     w (L^2 / 8 + 5 L t / 8 + t^2 / 2),
+ *
+ * convex in t, so that the straight line between two points' bounds still covers
+ * it. MPI_Init 10 minutes before the main phase is thus bounded by milliseconds,
+ * not by the microseconds that the main phase's messages alone would suggest.
+ * Across a gap between two pieces the map is drawn at BEND_STEPS points, each with
+ * the larger bound of the two pieces, so that the bound grows into the gap.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -133,6 +153,7 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
     int rc, any = 0;
 
     memset(fit, 0, sizeof(*fit));
+    fit->wander = params->wander;
     if ((rc = est->init(&state, params)))
         return rc;
     while (next_sample(&m, &smp)) {
@@ -169,6 +190,10 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
     }
     if ((rc = close_piece(fit, est, &state)))
         goto fail;
+    /* The hull's pieces follow the windowed minima where the clocks bend. */
+    if (est == &tsync__hull_estimator && params->window > 0 &&
+        (rc = tsync__windows_build(&fit->windows, s, &fit->pieces, params->window)))
+        goto fail;
     return 0;
 fail:
     if (state)
@@ -180,6 +205,7 @@ fail:
 void tsync__pair_fit_free(struct tsync__pair_fit *fit)
 {
     tsync__pieces_free(&fit->pieces);
+    tsync__windows_free(&fit->windows);
 }
 
 /* ---- joining pieces ------------------------------------------------------------------- */
@@ -215,6 +241,16 @@ int tsync__pwl_push(struct tsync__pwl *f, tsync_time x, tsync_time y)
     return 1;
 }
 
+/* How far a clock whose drift changes by at most w per tick can be from piece p's
+ * range at x (see the top). */
+static long double wander_margin(const struct tsync__piece *p, tsync_time x, double w)
+{
+    long double len = (long double)(p->x_last - p->x_first);
+    long double t = x < p->x_first ? (long double)(p->x_first - x)
+                  : x > p->x_last ? (long double)(x - p->x_last) : 0;
+    return (long double)w * (len * len / 8 + 5 * len * t / 8 + t * t / 2);
+}
+
 /* The largest bound the pieces [k0, k1] allow for `value` (absolute ticks) at x. */
 static double joint_bound(const struct tsync__pair_fit *fit, size_t k0, size_t k1, tsync_time x,
                           long double value)
@@ -222,7 +258,8 @@ static double joint_bound(const struct tsync__pair_fit *fit, size_t k0, size_t k
     long double b = 0;
     for (size_t k = k0; k <= k1; k++) {
         const struct tsync__piece *p = &fit->pieces.v[k];
-        long double bk = tsync__piece_bound_at(p, x, value - (long double)p->y0);
+        long double bk = tsync__piece_bound_at(p, x, value - (long double)p->y0) +
+                         wander_margin(p, x, fit->wander);
         if (bk > b)
             b = bk;
     }
@@ -401,11 +438,104 @@ static void borrows_init(struct bend *bd, const struct tsync__piece *v, size_t n
     }
 }
 
-/* The joined estimate at x, inside or next to piece k. */
-static long double piece_value(const struct bend *bd, const struct tsync__piece *v, size_t np,
-                               size_t k, long double x)
+/* ---- following the windowed minima inside a piece ---------------------------------- */
+
+/* Pieces follow the windows when the windows span at least this many times their
+ * longest width: a line through a clock whose drift changes by 0.01 ppm/s is off by
+ * w L^2 / 16, 25 ns over 20 s, less than the noise of the windows' minima, and more
+ * over a minute (2.5 us over 70 s). */
+#define WINDOWED_SPAN 4
+
+/* The windows (window.c) whose centres lie among a hull piece's samples, when the
+ * windows span long enough for the clocks to bend. */
+struct wspan {
+    size_t first, n;
+};
+
+static void wspans_init(struct wspan *ws, const struct tsync__pair_fit *fit)
 {
-    return bd[k].borrow ? borrowed(bd, v, np, k, x) : bend_eval(bd, v, np, k, x);
+    const struct tsync__windows *w = &fit->windows;
+    const struct tsync__piece *v = fit->pieces.v;
+    long double a_lo, b_lo, a_hi, b_hi;
+    size_t i = 0, j;
+    int bends = w->n && w->v[w->n - 1].x - w->v[0].x >= WINDOWED_SPAN * w->max_width;
+    for (size_t k = 0; k < fit->pieces.n; k++) {
+        while (i < w->n && w->v[i].x < v[k].x_first)
+            i++;
+        for (j = i; j < w->n && w->v[j].x <= v[k].x_last; j++)
+            ;
+        ws[k].first = i;
+        ws[k].n = bends && j - i >= 2 && v[k].kind == TSYNC_BOUND_BOUNDED &&
+                          tsync__hull_lines(&v[k], &a_lo, &b_lo, &a_hi, &b_hi) == 0
+                      ? j - i
+                      : 0;
+        i = j;
+    }
+}
+
+/* The windows' curve at x, joined linearly between their centres and along the
+ * piece's slope beyond them, held inside the piece's range widened by the wander
+ * margin: the band the bound promises, which a bending clock may fill (the range
+ * of lines alone is narrower than the hulls' band around a curve). */
+static long double window_value(const struct tsync__pair_fit *fit, const struct wspan *ws,
+                                size_t k, tsync_time x)
+{
+    const struct tsync__window *w = fit->windows.v + ws[k].first;
+    const struct tsync__piece *p = &fit->pieces.v[k];
+    size_t n = ws[k].n, lo = 0, hi = n - 1;
+    long double y, rlo, rhi, m;
+    if (x <= w[0].x || x >= w[n - 1].x) {
+        /* Along the slope the window was detrended by (a loose piece's own slope
+         * can be far off). */
+        const struct tsync__window *e = x <= w[0].x ? &w[0] : &w[n - 1];
+        y = e->y + e->a * (long double)(x - e->x);
+    } else {
+        while (lo + 1 < hi) {           /* w[lo].x <= x < w[hi].x */
+            size_t mid = lo + (hi - lo) / 2;
+            if (w[mid].x <= x)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        y = w[lo].y + (w[hi].y - w[lo].y) * (long double)(x - w[lo].x) /
+                          (long double)(w[hi].x - w[lo].x);
+    }
+    p->range(p, x, &rlo, &rhi);
+    m = wander_margin(p, x, fit->wander);
+    y -= (long double)p->y0;
+    y = y < rlo - m ? rlo - m : y > rhi + m ? rhi + m : y;
+    return y + (long double)p->y0;
+}
+
+/* What the joined estimate reads from. */
+struct join {
+    const struct tsync__pair_fit *fit;
+    const struct bend *bd;
+    const struct wspan *ws;
+};
+
+/* The bent pieces' estimate at x, inside or next to piece k. */
+static long double bent_value(const struct join *j, size_t k, long double x)
+{
+    const struct tsync__piece *v = j->fit->pieces.v;
+    size_t np = j->fit->pieces.n;
+    return j->bd[k].borrow ? borrowed(j->bd, v, np, k, x) : bend_eval(j->bd, v, np, k, x);
+}
+
+/* The joined estimate at x, inside or next to piece k: among a piece's samples the
+ * windows' curve where it has windows, else the bent pieces; beyond them the bent
+ * pieces, moved to meet the windows' curve at the piece's end. */
+static long double piece_value(const struct join *j, size_t k, long double x)
+{
+    const struct tsync__piece *p = &j->fit->pieces.v[k];
+    tsync_time edge;
+    if (!j->ws[k].n)
+        return bent_value(j, k, x);
+    if (x >= (long double)p->x_first && x <= (long double)p->x_last)
+        return window_value(j->fit, j->ws, k, (tsync_time)llroundl(x));
+    edge = x < (long double)p->x_first ? p->x_first : p->x_last;
+    return bent_value(j, k, x) + window_value(j->fit, j->ws, k, edge) -
+           bent_value(j, k, (long double)edge);
 }
 
 /* Every piece joined, from min(from, first sample) to max(to, last sample). */
@@ -415,34 +545,60 @@ static int join_all(struct tsync__pwl *out, const struct tsync__pair_fit *fit, t
     const struct tsync__piece *v = fit->pieces.v;
     size_t np = fit->pieces.n;
     struct bend *bd = malloc(np * sizeof(*bd));
-    if (!bd || tsync__pwl_alloc(out, 2 * BEND_STEPS * np + 2)) {
+    struct wspan *ws = malloc(np * sizeof(*ws));
+    struct join j = { fit, bd, ws };
+    if (!bd || !ws || tsync__pwl_alloc(out, 2 * BEND_STEPS * np + 2 * np + fit->windows.n + 2)) {
         free(bd);
+        free(ws);
         return TSYNC_ENOMEM;
     }
     bends_init(bd, v, np);
     borrows_init(bd, v, np);
+    wspans_init(ws, fit);
     if (from < v[0].x_first)
-        add_point(out, fit, 0, 0, from, piece_value(bd, v, np, 0, (long double)from));
+        add_point(out, fit, 0, 0, from, piece_value(&j, 0, (long double)from));
     for (size_t k = 0; k < np; k++) {
         /* At its samples a piece holds; where two pieces meet at one time, either. */
         int prev = k && v[k - 1].x_last == v[k].x_first;
         int next = k + 1 < np && v[k + 1].x_first == v[k].x_last;
         int steps = bd[k].link_l || bd[k].link_r || bd[k].borrow ? BEND_STEPS : 1;
-        for (int i = 0; i <= steps; i++) {
-            tsync_time x = step_x(&v[k], i, steps);
-            add_point(out, fit, i == 0 && prev ? k - 1 : k, i == steps && next ? k + 1 : k, x,
-                      piece_value(bd, v, np, k, (long double)x));
+        if (ws[k].n) {
+            /* The piece's ends and its windows' centres. */
+            add_point(out, fit, prev ? k - 1 : k, k, v[k].x_first,
+                      piece_value(&j, k, (long double)v[k].x_first));
+            for (size_t i = 0; i < ws[k].n; i++) {
+                tsync_time x = fit->windows.v[ws[k].first + i].x;
+                add_point(out, fit, k, k, x, piece_value(&j, k, (long double)x));
+            }
+            add_point(out, fit, k, next ? k + 1 : k, v[k].x_last,
+                      piece_value(&j, k, (long double)v[k].x_last));
+        } else {
+            for (int i = 0; i <= steps; i++) {
+                tsync_time x = step_x(&v[k], i, steps);
+                add_point(out, fit, i == 0 && prev ? k - 1 : k, i == steps && next ? k + 1 : k,
+                          x, piece_value(&j, k, (long double)x));
+            }
         }
-        /* Across a gap without samples to a settled neighbour, the blended curve;
-         * its bound is that of either piece. */
-        for (int i = 1; bd[k].link_r && i < BEND_STEPS; i++) {
+        /* Across a gap without samples, to a settled neighbour the blended curve,
+         * else the straight line between the two pieces' ends; its bound is that of
+         * either piece, grown with the distance. */
+        for (int i = 1; k + 1 < np && i < BEND_STEPS; i++) {
             tsync_time x = v[k].x_last + (tsync_time)((v[k + 1].x_first - v[k].x_last) * i / BEND_STEPS);
-            add_point(out, fit, k, k + 1, x, piece_value(bd, v, np, k, (long double)x));
+            long double y;
+            if (bd[k].link_r && !ws[k].n && !ws[k + 1].n) {
+                y = piece_value(&j, k, (long double)x);
+            } else {
+                long double y0 = piece_value(&j, k, (long double)v[k].x_last);
+                long double y1 = piece_value(&j, k + 1, (long double)v[k + 1].x_first);
+                y = y0 + (y1 - y0) * i / BEND_STEPS;
+            }
+            add_point(out, fit, k, k + 1, x, y);
         }
     }
     if (to > v[np - 1].x_last)
-        add_point(out, fit, np - 1, np - 1, to, piece_value(bd, v, np, np - 1, (long double)to));
+        add_point(out, fit, np - 1, np - 1, to, piece_value(&j, np - 1, (long double)to));
     free(bd);
+    free(ws);
     return 0;
 }
 

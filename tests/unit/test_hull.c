@@ -500,6 +500,156 @@ static void test_bending_clock(void **state)
     tsync__pair_fit_free(&f);
 }
 
+/* ---- wander, curvature, outliers ------------------------------------------------------- */
+
+#define MU 1000          /* assumed minimum latency, ns */
+#define TRUE_MU 4000     /* the network's, well above it */
+
+static uint32_t lcg(uint32_t *r)
+{
+    *r = *r * 1103515245u + 12345u;
+    return *r >> 16;
+}
+
+/* Messages both ways every `step` over [0, end) between clock x = true time and
+ * clock y = truth(t): delays TRUE_MU plus up to 1 us, a share `outliers` (of 1000)
+ * delayed by up to 5 ms more; ABOVE (send, receive - MU), BELOW (receive - MU, send). */
+static size_t messages(struct tsync__pt *up, struct tsync__pt *dn, tsync_time step, tsync_time end,
+                       long double (*truth)(long double), unsigned outliers)
+{
+    uint32_t r = 777;
+    size_t n = 0;
+    for (tsync_time x = 0; x < end; x += step, n++) {
+        tsync_time d1 = TRUE_MU + lcg(&r) % 1000, d2 = TRUE_MU + lcg(&r) % 1000;
+        if (lcg(&r) % 1000 < outliers)
+            d1 += lcg(&r) * 76;       /* up to 5 ms */
+        if (lcg(&r) % 1000 < outliers)
+            d2 += lcg(&r) * 76;
+        up[n].x = x;
+        up[n].y = (tsync_time)ceill(truth((long double)(x + d1))) - MU;
+        dn[n].x = x + step / 2 + d2 - MU;
+        dn[n].y = (tsync_time)floorl(truth((long double)(x + step / 2)));
+    }
+    return n;
+}
+
+static long double linear_truth(long double x)
+{
+    return 5000000 + x * (1 + 3e-6L);
+}
+
+/* Every true value within the joined function's bound at x in [from, to]; the
+ * function monotone. Returns the largest |error|. */
+static long double check_inside(const struct tsync__pwl *w, long double (*truth)(long double),
+                                tsync_time from, tsync_time to, tsync_time step)
+{
+    long double worst = 0;
+    for (size_t i = 1; i < w->n; i++)
+        assert_true(w->y[i] >= w->y[i - 1]);
+    for (tsync_time x = from; x <= to; x += step) {
+        long double err = fabsl(tsync__pwl_eval(w, (long double)x) - truth((long double)x));
+        if (!(err <= tsync__pwl_bound(w, (long double)x)))
+            fail_msg("at %lld: error %.0Lf outside the bound %.0f", (long long)x, err,
+                     tsync__pwl_bound(w, (long double)x));
+        worst = err > worst ? err : worst;
+    }
+    return worst;
+}
+
+/* Ten minutes beyond the messages, the bound has grown by max_wander t^2 / 2. */
+static void test_wander_grows_bound(void **state)
+{
+    static struct tsync__pt up[1000], dn[1000];
+    struct tsync__est_params p = params(1e-3, 1, 1000000000);
+    struct tsync__pair_fit f;
+    struct tsync__pwl w, still;
+    const tsync_time before = -600000000000;
+    size_t n = messages(up, dn, 10000000, 10000000000, linear_truth, 0);
+    (void)state;
+    fit(&f, up, n, dn, n, p);
+    assert_int_equal(tsync__pwl_from_fit(&still, &f, before, 10000000000), 0);
+    tsync__pair_fit_free(&f);
+    p.wander = 1e-8 / 1e9;            /* 0.01 ppm/s, per ns */
+    fit(&f, up, n, dn, n, p);
+    assert_int_equal(tsync__pwl_from_fit(&w, &f, before, 10000000000), 0);
+    /* 1e-8/s x (600 s)^2 / 2 = 1.8 ms, on top of the linear clock's bound. */
+    assert_true(w.bound[0] >= still.bound[0] + 1.8e6);
+    assert_true(still.bound[0] < 5e5);   /* the slope 10 s of messages leave open */
+    /* Among the messages: the linear bound plus 1e-8 x (10 s)^2 / 8 = 125 ns. */
+    assert_true(tsync__pwl_bound(&w, 5e9L) <= tsync__pwl_bound(&still, 5e9L) + 126);
+    assert_true(tsync__pwl_bound(&w, 5e9L) >= tsync__pwl_bound(&still, 5e9L) + 124);
+    check_inside(&w, linear_truth, before, 10000000000, 1000000000);
+    tsync__pwl_free(&w);
+    tsync__pwl_free(&still);
+    tsync__pair_fit_free(&f);
+}
+
+/* The defaults of estimate, in ns: 10 s gaps, 30 s pieces, 0.01 ppm/s of wander,
+ * windows of at most 5 s. */
+static struct tsync__est_params wander_params(void)
+{
+    struct tsync__est_params p = params(1e-3, 1, 1000000000);
+    p.max_gap = 10000000000;
+    p.max_segment = 30000000000;
+    p.wander = 1e-8 / 1e9;
+    p.window = 5000000000;
+    return p;
+}
+
+/* A clock whose drift changes by 0.008 ppm/s (a parabola 2.5 us off its best line
+ * over 70 s) inside the +-3 us band that a true latency of 4 us leaves when 1 us is
+ * assumed: no sample contradicts a line. The windowed minima follow the curve. */
+#define CURVE_C 4e-18L
+static long double curved_truth(long double x)
+{
+    return 2000000 + x * (1 - 2e-6L) + CURVE_C * x * x;
+}
+
+static void test_curve_in_wide_band(void **state)
+{
+    static struct tsync__pt up[7000], dn[7000];
+    struct tsync__est_params p = wander_params();
+    struct tsync__pair_fit f;
+    struct tsync__pwl w;
+    const tsync_time end = 70000000000;
+    size_t n = messages(up, dn, 10000000, end, curved_truth, 0);
+    long double worst, line = 0;
+    (void)state;
+    fit(&f, up, n, dn, n, p);
+    assert_true(f.pieces.n <= 3);       /* the band hides the bend */
+    for (size_t k = 0; k < f.pieces.n; k++)
+        for (tsync_time x = f.pieces.v[k].x_first; x < f.pieces.v[k].x_last; x += 100000000) {
+            long double e = fabsl((long double)f.pieces.v[k].y0 +
+                                  tsync__piece_eval(&f.pieces.v[k], x) - curved_truth((long double)x));
+            line = e > line ? e : line;
+        }
+    assert_int_equal(tsync__pwl_from_fit(&w, &f, 0, end), 0);
+    worst = check_inside(&w, curved_truth, 1000000000, end - 1000000000, 10000000);
+    if (!(worst < 400 && line > 1000))
+        fail_msg("windows %.0Lf ns off, the line %.0Lf ns", worst, line);
+    tsync__pwl_free(&w);
+    tsync__pair_fit_free(&f);
+}
+
+/* 15 % of the messages delayed by up to 5 ms: they loosen constraints, never
+ * tighten them; every true value stays within the bound. */
+static void test_outliers_keep_bound(void **state)
+{
+    static struct tsync__pt up[6000], dn[6000];
+    struct tsync__est_params p = wander_params();
+    struct tsync__pair_fit f;
+    struct tsync__pwl w;
+    const tsync_time end = 60000000000;
+    size_t n = messages(up, dn, 10000000, end, curved_truth, 150);
+    (void)state;
+    qsort(dn, n, sizeof(*dn), pt_cmp);
+    fit(&f, up, n, dn, n, p);
+    assert_int_equal(tsync__pwl_from_fit(&w, &f, -60000000000, end + 60000000000), 0);
+    check_inside(&w, curved_truth, -60000000000, end + 60000000000, 10000000);
+    tsync__pwl_free(&w);
+    tsync__pair_fit_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -514,6 +664,9 @@ int main(void)
         cmocka_unit_test(test_lone_point_then_split),
         cmocka_unit_test(test_max_segment),
         cmocka_unit_test(test_bending_clock),
+        cmocka_unit_test(test_wander_grows_bound),
+        cmocka_unit_test(test_curve_in_wide_band),
+        cmocka_unit_test(test_outliers_keep_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
