@@ -25,4 +25,8 @@ echo "== controlled logical clock on a simulated trace ($events events), the who
 "$build/bench/bench_clc" "$events" "$work/clc" "$build/tracesync"
 echo "== accuracy against the truth: baseline, maps alone and sync, per estimator (trace classes of issue 11 and named scenarios, seed 1)"
 "$build/bench/bench_accuracy" "$work/accuracy"
+if [ -x "$build/bench/bench_collect" ]; then
+    echo "== the MPI collector: ns per recorded event, ping-pong and small collectives, against no tracer and EZTrace"
+    sh bench/collect/run.sh "$build" 20000
+fi
 rm -rf "$work"

@@ -1,0 +1,36 @@
+/* sessions.h (internal) - seed 000's offset measurement, the arithmetic part:
+ * reducing one session of ping-pong exchanges and fitting the linear correction
+ * over all sessions. MPI-free; timesync.c runs the exchanges. */
+#ifndef TSYNC_COLLECT_SESSIONS_H
+#define TSYNC_COLLECT_SESSIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One exchange as the child sees it: its send and receive ticks, and the master's
+ * tick in the reply. */
+struct tsc_exchange {
+    uint64_t t_send, t_master, t_recv;
+};
+
+/* One session condensed: the mean (local, master) pair of the kept exchanges. */
+struct tsc_session {
+    double local, master;   /* ticks */
+    double offset;          /* master - local at the pair (ticks) */
+    double stddev;          /* of the kept exchanges' offsets (ticks) */
+    uint32_t n, kept;       /* exchanges, kept after dropping the slowest 10 % */
+};
+
+/* Reduces n exchanges (seed 000): drops the 10 % (rounded down) with the highest
+ * round trip t_recv - t_send, assumes equal delays both ways (the master's stamp
+ * meets the mean of send and receive), and condenses the rest into one pair.
+ * keep[i] says which were kept (may be NULL). Returns 0, or -1 when n is 0. */
+int tsc_session_reduce(const struct tsc_exchange *x, size_t n, bool *keep, struct tsc_session *out);
+
+/* Least squares master = a x local + b over n (local, master) points (seed 000:
+ * linear regression of all samples). One point, or points at one local time,
+ * give a = 1 through their mean. Returns 0, or -1 when n is 0. */
+int tsc_fit_line(const double *local, const double *master, size_t n, double *a, double *b);
+
+#endif

@@ -1,0 +1,75 @@
+/* test_collect_sessions.c - seed 000's session reduction and regression
+ * (collect/sessions.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "collect/sessions.h"
+
+/* Master = local + 1000, 50 ticks each way; one exchange delayed 10000 ticks on
+ * its way back is among the 10 % slowest and is dropped. */
+static void test_reduce_drops_slowest(void **state)
+{
+    (void)state;
+    struct tsc_exchange x[10];
+    bool keep[10];
+    for (int i = 0; i < 10; i++) {
+        uint64_t t = 100000 + 1000 * (uint64_t)i;
+        x[i] = (struct tsc_exchange){ t, t + 50 + 1000, t + 100 };
+    }
+    x[4].t_recv += 10000; /* the reply waited: rtt 10100, midpoint off by 5000 */
+    struct tsc_session s;
+    assert_int_equal(tsc_session_reduce(x, 10, keep, &s), 0);
+    assert_int_equal(s.n, 10);
+    assert_int_equal(s.kept, 9);
+    assert_false(keep[4]);
+    assert_true(keep[0] && keep[9]);
+    assert_true(s.offset == 1000.0);
+    assert_true(s.stddev == 0.0);
+    assert_true(s.master - s.local == 1000.0);
+    assert_true(s.local == (100000 + 1000 * (0 + 1 + 2 + 3 + 5 + 6 + 7 + 8 + 9) / 9.0) + 50);
+}
+
+/* Fewer than 10 exchanges: none dropped; the offset is the mean. */
+static void test_reduce_small(void **state)
+{
+    (void)state;
+    struct tsc_exchange x[3] = { { 0, 60, 100 }, { 1000, 1040, 1100 }, { 2000, 2080, 2100 } };
+    struct tsc_session s;
+    assert_int_equal(tsc_session_reduce(x, 3, NULL, &s), 0);
+    assert_int_equal(s.kept, 3);
+    /* midpoints 50, 1050, 2050: offsets +10, -10, +30 */
+    assert_true(s.offset == 10.0);
+    assert_true(s.local == 1050.0);
+    assert_int_equal(tsc_session_reduce(x, 0, NULL, &s), -1);
+}
+
+/* Least squares through exact points, and one point (a = 1). */
+static void test_fit_line(void **state)
+{
+    (void)state;
+    double l[5], m[5], a, b;
+    for (int i = 0; i < 5; i++) {
+        l[i] = 1e9 * i + 12345;
+        m[i] = 1.00002 * l[i] + 500;
+    }
+    assert_int_equal(tsc_fit_line(l, m, 5, &a, &b), 0);
+    assert_true(a > 1.00002 - 1e-12 && a < 1.00002 + 1e-12);
+    assert_true(b > 499.99 && b < 500.01);
+    assert_int_equal(tsc_fit_line(l, m, 1, &a, &b), 0);
+    assert_true(a == 1.0);
+    assert_true(b == m[0] - l[0]);
+    assert_int_equal(tsc_fit_line(l, m, 0, &a, &b), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reduce_drops_slowest),
+        cmocka_unit_test(test_reduce_small),
+        cmocka_unit_test(test_fit_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
