@@ -1,5 +1,6 @@
 /* cli.c - shared pieces of the subcommands: help, errors, stderr reporting. */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,9 +52,34 @@ static void progress_tty(const char *what, uint64_t done, uint64_t total, void *
     fflush(stderr);
 }
 
+/* SIGINT, SIGTERM, SIGHUP: the temporary output goes, then the signal ends the
+ * process as it would have (exit status 128 + signal). */
+static void on_signal(int sig)
+{
+    tsync_remove_temporary_outputs();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void remove_output_on_signals(void)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        struct sigaction old;
+        /* A signal ignored by the caller (nohup) stays ignored. */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 tsync_ctx *cli_context(int quiet)
 {
     tsync_ctx *ctx;
+    remove_output_on_signals();
     if (tsync_ctx_new(&ctx)) {
         fprintf(stderr, "tracesync: out of memory\n");
         exit(EXIT_USAGE);
