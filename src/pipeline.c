@@ -111,7 +111,7 @@ int tsync_sync_run(tsync_sync_result **out, const char *input, const char *outdi
     if ((rc = tsync_trace_write(run->trace, tl, outdir, ctx)))
         goto out;
     base = strrchr(input, '/');
-    if (!(run->pub.output = tsync__strfmt("%s/%s", outdir, base ? base + 1 : input))) {
+    if (!(run->pub.output = tsync__path_join(outdir, base ? base + 1 : input))) {
         rc = tsync__oom(ctx);
         goto out;
     }

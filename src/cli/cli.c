@@ -1,5 +1,6 @@
 /* cli.c - shared pieces of the subcommands: help, errors, stderr reporting. */
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/fs.h"
 
 const struct cli_command *cli_find(const char *name)
 {
@@ -110,6 +112,14 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+int cli_bad_option(const char *cmd, int c, char **argv)
+{
+    const char *opt = argv[optind - 1];
+    if (c == ':')
+        return cli_usage_error(cmd, "option %s needs a value", opt);
+    return cli_usage_error(cmd, "unknown option %s", opt);
+}
+
 int cli_parse_domains(const char *arg, tsync_open_opts *out)
 {
     out->domain_file = NULL;
@@ -126,24 +136,67 @@ int cli_parse_domains(const char *arg, tsync_open_opts *out)
     return 0;
 }
 
-int cli_write_report(const char *cmd, const char *path, const char *text)
+/* "<path>.tmp", malloc'ed. */
+static char *tmp_name(const char *path)
 {
-    char *tmp = malloc(strlen(path) + 5);
+    size_t len = strlen(path) + 5;
+    char *tmp = malloc(len);
+    if (tmp)
+        snprintf(tmp, len, "%s.tmp", path);
+    return tmp;
+}
+
+int cli_prepare_output(const char *cmd, const char *opt, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *tmp = tmp_name(path), *dir = slash && slash != path ? strndup(path, (size_t)(slash - path)) : NULL;
+    tsync_ctx *ctx = NULL;
+    FILE *f = NULL;
+    int rc = -1;
+    if (!tmp || (slash && slash != path && !dir) || tsync_ctx_new(&ctx)) {
+        fprintf(stderr, "tracesync %s: out of memory\n", cmd);
+    } else if (dir && tsync__mkdirs(dir, ctx)) {
+        fprintf(stderr, "tracesync %s: %s %s: %s\n", cmd, opt, path, tsync_ctx_error(ctx));
+    } else if (!(f = fopen(tmp, "w"))) {
+        fprintf(stderr, "tracesync %s: %s %s: %s\n", cmd, opt, path, strerror(errno));
+    } else {
+        fclose(f);
+        remove(tmp);
+        rc = 0;
+    }
+    tsync_ctx_free(ctx);
+    free(dir);
+    free(tmp);
+    return rc;
+}
+
+int cli_write_report(const char *cmd, const char *opt, const char *path, const char *text)
+{
+    char *tmp = tmp_name(path);
     FILE *f;
     int ok;
     if (!tmp)
         return -1;
-    sprintf(tmp, "%s.tmp", path);
     f = fopen(tmp, "w");
-    ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF && fflush(f) == 0 &&
+         fsync(fileno(f)) == 0;
     if (f && fclose(f) != 0)
         ok = 0;
     if (ok && rename(tmp, path) != 0)
         ok = 0;
     if (!ok) {
-        fprintf(stderr, "tracesync %s: --report %s: %s\n", cmd, path, strerror(errno));
+        fprintf(stderr, "tracesync %s: %s %s: %s\n", cmd, opt, path, strerror(errno));
         remove(tmp);
     }
     free(tmp);
     return ok ? 0 : -1;
+}
+
+int cli_finish_stdout(const char *cmd)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    fprintf(stderr, "tracesync%s%s: cannot write to the standard output: %s\n", cmd ? " " : "",
+            cmd ? cmd : "", strerror(errno));
+    return -1;
 }

@@ -39,9 +39,22 @@ int cli_wants_help(int argc, char **argv, const char *cmd);
  * domain file (borrowed). Returns 0, or -1 for an empty argument. */
 int cli_parse_domains(const char *arg, tsync_open_opts *out);
 
-/* Writes `text` and a newline to `path` through "<path>.tmp" and a rename. Returns
- * 0, or -1 with a message on stderr and nothing left behind. */
-int cli_write_report(const char *cmd, const char *path, const char *text);
+/* The default branch of a getopt loop whose option string starts with ':': says
+ * which option is unknown or lacks its value. Returns 2. */
+int cli_bad_option(const char *cmd, int c, char **argv);
+
+/* Before the work: makes the directory of the file `path` that option `opt` names
+ * (like OUTDIR) and checks that the file can be written there. Returns 0, or -1
+ * with "tracesync <cmd>: <opt> <path>: <reason>" on stderr. */
+int cli_prepare_output(const char *cmd, const char *opt, const char *path);
+
+/* Writes `text` and a newline to `path` through "<path>.tmp", fsync and a rename.
+ * Returns 0, or -1 with a message naming `opt` on stderr and nothing left behind. */
+int cli_write_report(const char *cmd, const char *opt, const char *path, const char *text);
+
+/* Flushes stdout: 0, or -1 with a message when a write failed (a full disk,
+ * /dev/full, a closed pipe). `cmd` NULL for the tracesync command itself. */
+int cli_finish_stdout(const char *cmd);
 
 /* Subcommands. */
 int cmd_check(int argc, char **argv);

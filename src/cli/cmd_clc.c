@@ -12,6 +12,7 @@
 #include "check/check_json.h"
 #include "clc/clc_api.h"
 #include "clc/clc_report.h"
+#include "util/str.h"
 #include "util/units.h"
 #include "cli/cli.h"
 #include "io/formats.h"
@@ -130,26 +131,6 @@ static int parse_number(const char *opt, const char *arg, double *out)
         return cli_usage_error("clc", "%s: \"%s\" is not a number", opt, arg);
     *out = v;
     return 0;
-}
-
-/* Whether the report can be written where asked: a bad path fails before the
- * work, not after the output archive is written. Leaves nothing behind. */
-static int report_writable(const char *path)
-{
-    size_t len = strlen(path) + 5;
-    char *tmp = malloc(len);
-    FILE *f = NULL;
-    if (tmp) {
-        snprintf(tmp, len, "%s.tmp", path);
-        if ((f = fopen(tmp, "w")) != NULL) {
-            fclose(f);
-            remove(tmp);
-        } else {
-            fprintf(stderr, "tracesync clc: --report %s: %s\n", path, strerror(errno));
-        }
-    }
-    free(tmp);
-    return f != NULL;
 }
 
 /* A step on a thread of its own: the pre-synchronization, which needs the events
@@ -308,7 +289,7 @@ static int run(const char *input, const char *outdir, const char *report_path, i
     memset(&r, 0, sizeof(r));
     r.input = input;
     tsync_ctx_set_threads(ctx, threads);
-    if (report_path && !report_writable(report_path))
+    if (report_path && cli_prepare_output("clc", "--report", report_path))
         goto out;
     if (latency && tsync_check_parse_latency(&co, latency, ctx)) {
         cli_usage_error("clc", "%s", tsync_ctx_error(ctx));
@@ -318,9 +299,8 @@ static int run(const char *input, const char *outdir, const char *report_path, i
     o->latency_inter_s = co.latency_inter_s;
     base = strrchr(input, '/');
     base = base ? base + 1 : input;
-    if (!(r.output = malloc(strlen(outdir) + strlen(base) + 2)))
+    if (!(r.output = tsync__path_join(outdir, base)))
         goto oom;
-    sprintf(r.output, "%s/%s", outdir, base);
 
     /* The events, then their messages matched beside the pre-synchronization;
      * the clock condition as recorded (on the trace's own times) and
@@ -376,7 +356,7 @@ static int run(const char *input, const char *outdir, const char *report_path, i
     if (json || report_path) {
         if (!(text = report_json(&r, trace)))
             goto oom;
-        if (report_path && cli_write_report("clc", report_path, text))
+        if (report_path && cli_write_report("clc", "--report", report_path, text))
             goto out;
     }
     if (json)
@@ -425,7 +405,7 @@ int cmd_clc(int argc, char **argv)
     double v = 0;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:q", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': outdir = optarg; break;
         case 'r': report = optarg; break;
@@ -463,7 +443,7 @@ int cmd_clc(int argc, char **argv)
                 threads = (unsigned)v;
             break;
         }
-        default: return cli_usage_error("clc", "unknown option");
+        default: return cli_bad_option("clc", c, argv);
         }
     }
     if (argc - optind != 1)

@@ -39,7 +39,7 @@ static int estimate_one(const char *path, const tsync_open_opts *oo, const tsync
         if (len && text[len - 1] == '\n')  /* the writers below add their own */
             text[len - 1] = '\0';
     }
-    if (outfile && cli_write_report("estimate", outfile, text)) {
+    if (outfile && cli_write_report("estimate", "-o", outfile, text)) {
         rc = EXIT_USAGE;
         goto out;
     }
@@ -75,7 +75,7 @@ int cmd_estimate(int argc, char **argv)
     char *end;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "qo:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":qo:", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
         case 'q': quiet = 1; break;
@@ -116,7 +116,7 @@ int cmd_estimate(int argc, char **argv)
                 return cli_usage_error("estimate", "--max-drift: \"%s\" is not a drift in ppm "
                                        "(e.g. 100)", optarg);
             break;
-        default: return cli_usage_error("estimate", "unknown option");
+        default: return cli_bad_option("estimate", c, argv);
         }
     }
     if (optind >= argc)
@@ -125,6 +125,8 @@ int cmd_estimate(int argc, char **argv)
     if (outfile && argc - optind > 1)
         return cli_usage_error("estimate", "-o takes the maps of one input, got %d inputs",
                                argc - optind);
+    if (outfile && cli_prepare_output("estimate", "-o", outfile))
+        return EXIT_USAGE;
     ctx = cli_context(quiet);
     if (latency && tsync_check_parse_latency(&lat, latency, ctx)) {
         cli_usage_error("estimate", "%s", tsync_ctx_error(ctx));

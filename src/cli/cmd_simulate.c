@@ -47,7 +47,7 @@ int cmd_simulate(int argc, char **argv)
     if (!changes)
         return cli_usage_error("simulate", "out of memory");
     optind = 1;
-    while ((c = getopt_long(argc, argv, "s:o:q", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":s:o:q", longopts, NULL)) != -1) {
         struct change ch = { NULL, optarg };
         switch (c) {
         case 's': scenario = optarg; continue;
@@ -76,7 +76,7 @@ int cmd_simulate(int argc, char **argv)
             ch.value = eq + 1;
             break;
         }
-        default: free(changes); return cli_usage_error("simulate", "unknown option");
+        default: free(changes); return cli_bad_option("simulate", c, argv);
         }
         changes[n_changes++] = ch;
     }

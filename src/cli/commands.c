@@ -28,6 +28,9 @@ const struct cli_command cli_commands[] = {
       "                         intra=0.3us,inter=1us\n"
       "  -q, --quiet            no warnings or progress on stderr\n"
       "\n"
+      "Exit status: 0 CONSISTENT, 1 the result is INCONSISTENT (written all the same,\n"
+      "e.g. with --no-clc), 2 usage or input error or a failed write (nothing written).\n"
+      "\n"
       "Example:\n"
       "  tracesync sync run/traces.otf2 -o synced/ --report synced/report.json\n"
       "  tracesync sync run/traces.otf2 -o synced/ --domains clocks.txt\n" },
@@ -71,6 +74,8 @@ const struct cli_command cli_commands[] = {
       "Options:\n"
       "  -o, --output OUTDIR    directory for the corrected archive (same file name)\n"
       "  -q, --quiet            no warnings or progress on stderr\n"
+      "\n"
+      "Exit status: 0 written, 2 usage or input error or a failed write (nothing written).\n"
       "\n"
       "Example:\n"
       "  tracesync apply maps.json run/traces.otf2 -o corrected/\n" },
@@ -148,6 +153,8 @@ const struct cli_command cli_commands[] = {
       "  --list                   list scenarios and parameters\n"
       "  -o, --output OUTDIR      where to write (made if missing)\n"
       "  -q, --quiet              no summary or progress on stderr\n"
+      "\n"
+      "Exit status: 0 written, 2 usage error or a failed write (nothing written).\n"
       "\n"
       "Example:\n"
       "  tracesync simulate --scenario cacau --seed 7 --events 200000 -o sim/\n" },

@@ -296,7 +296,7 @@ int tsync__csv_write(const tsync_trace *t, const tsync_timeline *tl, const char 
     base = base ? base + 1 : t->path;
     if ((rc = tsync__mkdirs(outdir, ctx)))
         return rc;
-    if (!(final = tsync__strfmt("%s/%s", outdir, base))) {
+    if (!(final = tsync__path_join(outdir, base))) {
         rc = tsync__oom(ctx);
         goto out;
     }

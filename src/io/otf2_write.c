@@ -423,9 +423,12 @@ int tsync__otf2_write(const tsync_trace *t, const tsync_timeline *tl, const char
     if (rc == TSYNC_OK && tsync__otf2_watch_failed(w.watch, why, sizeof(why))) {
         size_t k = strlen(tmpdir);  /* names the file as it would have been in OUTDIR */
         int in_tmp = strncmp(why, tmpdir, k) == 0;
-        rc = tsync__fail(ctx, TSYNC_EIO, "%s/%s.otf2: cannot write the corrected archive: %s%s; "
-                         "nothing was written", outdir, name, in_tmp ? outdir : "",
-                         in_tmp ? why + k : why);
+        size_t o = strlen(outdir);
+        while (o > 1 && outdir[o - 1] == '/')
+            o--;
+        rc = tsync__fail(ctx, TSYNC_EIO, "%.*s/%s.otf2: cannot write the corrected archive: "
+                         "%.*s%s; nothing was written", (int)o, outdir, name, in_tmp ? (int)o : 0,
+                         outdir, in_tmp ? why + k : why);
     }
     if (rc == TSYNC_OK) {
         /* The directory before its anchor: an archive is complete when its anchor appears. */

@@ -102,7 +102,7 @@ static void remove_stale(const char *outdir, const char *host, tsync_ctx *ctx)
             strlen(end + 2 + hl) < 6 || pid <= 0 || pid == (long)getpid() ||
             kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue;
-        if (!(path = tsync__strfmt("%s/%s", outdir, e->d_name)))
+        if (!(path = tsync__path_join(outdir, e->d_name)))
             continue;
         tsync__remove_tree(path);
         tsync__warn(ctx, "%s: removed the temporary output of an interrupted run (process %ld, "
@@ -114,7 +114,7 @@ static void remove_stale(const char *outdir, const char *host, tsync_ctx *ctx)
 
 int tsync__outdir_begin(char **tmpdir, const char *outdir, tsync_ctx *ctx)
 {
-    char host[256];
+    char host[256], *name = NULL;
     sigset_t block, old;
     int rc;
     *tmpdir = NULL;
@@ -122,8 +122,12 @@ int tsync__outdir_begin(char **tmpdir, const char *outdir, tsync_ctx *ctx)
         return rc;
     host_name(host, sizeof(host));
     remove_stale(outdir, host, ctx);
-    if (!(*tmpdir = tsync__strfmt("%s/" PREFIX "%ld@%s-XXXXXX", outdir, (long)getpid(), host)))
+    if (!(name = tsync__strfmt(PREFIX "%ld@%s-XXXXXX", (long)getpid(), host)) ||
+        !(*tmpdir = tsync__path_join(outdir, name))) {
+        free(name);
         return tsync__oom(ctx);
+    }
+    free(name);
     /* A signal between mkdtemp and slot_add would leave the directory behind. */
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
@@ -148,7 +152,7 @@ static int part_paths(char *p[3], const char *tmpdir, const char *outdir, const 
                       tsync_ctx *ctx)
 {
     p[0] = tsync__strfmt("%s/%s", tmpdir, name);
-    p[1] = tsync__strfmt("%s/%s", outdir, name);
+    p[1] = tsync__path_join(outdir, name);
     p[2] = tsync__strfmt("%s/.old-%s", tmpdir, name);
     if (p[0] && p[1] && p[2])
         return TSYNC_OK;
