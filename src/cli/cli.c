@@ -42,15 +42,42 @@ static void log_stderr(enum tsync_log_level level, const char *msg, void *payloa
     fprintf(stderr, "tracesync: %s%s\n", level == TSYNC_LOG_WARNING ? "warning: " : "", msg);
 }
 
-/* Progress on one terminal line, rewritten in place. */
+/* A count for people: "65 536", "3.54 M". */
+static const char *fmt_count(char *buf, size_t size, uint64_t v)
+{
+    if (v >= 1000000)
+        snprintf(buf, size, "%.3g %s", v >= 1000000000 ? (double)v / 1e9 : (double)v / 1e6,
+                 v >= 1000000000 ? "G" : "M");
+    else if (v >= 1000)
+        snprintf(buf, size, "%llu %03llu", (unsigned long long)(v / 1000),
+                 (unsigned long long)(v % 1000));
+    else
+        snprintf(buf, size, "%llu", (unsigned long long)v);
+    return buf;
+}
+
+/* Progress on a terminal: one line per stage, rewritten in place while the stage
+ * counts up; a new stage, or a stage that starts again (a second check), gets a
+ * line of its own, so that no line ever counts backwards. */
 static void progress_tty(const char *what, uint64_t done, uint64_t total, void *payload)
 {
+    static char last[64];
+    static uint64_t last_done;
+    static int open;
+    char a[32], b[32];
     (void)payload;
+    if (open && (strcmp(what, last) != 0 || done < last_done))
+        fputc('\n', stderr);
+    snprintf(last, sizeof(last), "%s", what);
+    last_done = done;
     if (total)
-        fprintf(stderr, "\r%s: %llu of %llu%s", what, (unsigned long long)done,
-                (unsigned long long)total, done == total ? "\n" : "");
+        fprintf(stderr, "\r%s: %s of %s", what, fmt_count(a, sizeof(a), done),
+                fmt_count(b, sizeof(b), total));
     else
-        fprintf(stderr, "\r%s: %llu", what, (unsigned long long)done);
+        fprintf(stderr, "\r%s: %s", what, fmt_count(a, sizeof(a), done));
+    open = !(total && done == total);
+    if (!open)
+        fputc('\n', stderr);
     fflush(stderr);
 }
 

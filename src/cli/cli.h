@@ -3,8 +3,11 @@
 #ifndef TSYNC_CLI_CLI_H
 #define TSYNC_CLI_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 #include "tracesync/common.h"
+#include "tracesync/clc.h"
+#include "tracesync/estimate.h"
 #include "tracesync/trace.h"
 
 /* Exit codes: the command line contract (PRODUCT.md). */
@@ -55,6 +58,18 @@ int cli_write_report(const char *cmd, const char *opt, const char *path, const c
 /* Flushes stdout: 0, or -1 with a message when a write failed (a full disk,
  * /dev/full, a closed pipe). `cmd` NULL for the tracesync command itself. */
 int cli_finish_stdout(const char *cmd);
+
+/* The options of the estimate and clc stages, one table and one parser each,
+ * shared by the stage commands and by sync (stage_opts.c). cli_options joins a
+ * command's own table with them (static storage: one command per process). The
+ * parsers return 1 for their option (applied), 0 for another, -1 after a usage
+ * error on stderr. *threads: 0 is one per processor. */
+extern const struct option cli_estimate_options[];
+extern const struct option cli_clc_options[];
+const struct option *cli_options(const struct option *own, const struct option *a,
+                                 const struct option *b);
+int cli_estimate_option(const char *cmd, int c, const char *arg, tsync_estimate_opts *eo);
+int cli_clc_option(const char *cmd, int c, const char *arg, tsync_clc_opts *o, unsigned *threads);
 
 /* Subcommands. */
 int cmd_check(int argc, char **argv);

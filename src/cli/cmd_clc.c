@@ -122,17 +122,6 @@ static char *report_json(const struct clc_report *r, const tsync_trace *t)
     return s;
 }
 
-/* A number option: the whole argument must be a finite number. */
-static int parse_number(const char *opt, const char *arg, double *out)
-{
-    char *end;
-    double v = strtod(arg, &end);
-    if (end == arg || *end || v != v)
-        return cli_usage_error("clc", "%s: \"%s\" is not a number", opt, arg);
-    *out = v;
-    return 0;
-}
-
 /* A step on a thread of its own: the pre-synchronization, which needs the events
  * but not the messages and so runs beside their matching, or the report's checks
  * of the clock condition, which read the trace and timelines that nothing changes
@@ -391,59 +380,31 @@ int cmd_clc(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },     { "report", required_argument, NULL, 'r' },
-        { "latency", required_argument, NULL, 'l' },    { "latency-file", required_argument, NULL, 'L' },
-        { "no-presync", no_argument, NULL, 'P' },       { "gamma", required_argument, NULL, 'g' },
-        { "delta", required_argument, NULL, 'd' },      { "passes", required_argument, NULL, 'p' },
-        { "threshold", required_argument, NULL, 't' },  { "slope", required_argument, NULL, 's' },
-        { "json", no_argument, NULL, 'j' },             { "quiet", no_argument, NULL, 'q' },
-        { "threads", required_argument, NULL, 'T' },    { NULL, 0, NULL, 0 }
+        { "latency", required_argument, NULL, 'l' },    { "json", no_argument, NULL, 'j' },
+        { "quiet", no_argument, NULL, 'q' },            { NULL, 0, NULL, 0 }
     };
     tsync_clc_opts o = TSYNC_CLC_OPTS_INIT;
     const char *outdir = NULL, *report = NULL, *latency = NULL;
     unsigned threads = 0;
-    int json = 0, quiet = 0, c;
-    double v = 0;
+    int json = 0, quiet = 0, c, k;
+
+    const struct option *opts = cli_options(longopts, cli_clc_options, NULL);
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":o:q", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:q", opts, NULL)) != -1) {
         switch (c) {
         case 'o': outdir = optarg; break;
         case 'r': report = optarg; break;
         case 'l': latency = optarg; break;
-        case 'L': o.latency_file = optarg; break;
-        case 'P': o.presync = 0; break;
         case 'j': json = 1; break;
         case 'q': quiet = 1; break;
-        case 'g':
-            if (parse_number("--gamma", optarg, &o.gamma))
-                return EXIT_USAGE;
-            break;
-        case 't':
-            if (parse_number("--threshold", optarg, &o.error_threshold))
-                return EXIT_USAGE;
-            break;
-        case 's':
-            if (parse_number("--slope", optarg, &o.max_slope))
-                return EXIT_USAGE;
-            break;
-        case 'd':
-        case 'p':
-        case 'T': {
-            const char *name = c == 'd' ? "--delta" : c == 'p' ? "--passes" : "--threads";
-            if (parse_number(name, optarg, &v))
-                return EXIT_USAGE;
-            if (v < 0 || v > (c == 'T' ? 1024 : 1e9) || v != (double)(int64_t)v)
-                return cli_usage_error("clc", "%s: \"%s\" is not a whole number >= 0%s", name,
-                                       optarg, c == 'T' ? " and <= 1024" : "");
-            if (c == 'd')
-                o.delta_ticks = (int64_t)v;
-            else if (c == 'p')
-                o.max_passes = (unsigned)v;
-            else
-                threads = (unsigned)v;
-            break;
-        }
-        default: return cli_bad_option("clc", c, argv);
+        default:
+            if ((k = cli_clc_option("clc", c, optarg, &o, &threads)) != 0) {
+                if (k < 0)
+                    return EXIT_USAGE;
+                break;
+            }
+            return cli_bad_option("clc", c, argv);
         }
     }
     if (argc - optind != 1)

@@ -25,11 +25,13 @@ int cmd_sync(int argc, char **argv)
     };
     tsync_sync_opts o = TSYNC_SYNC_OPTS_INIT;
     const char *outdir = NULL, *report = NULL, *latency = NULL;
-    int json = 0, quiet = 0, inconsistent = 0, c, rc = EXIT_OK;
+    const struct option *opts = cli_options(longopts, cli_estimate_options, cli_clc_options);
+    unsigned threads = 0;
+    int json = 0, quiet = 0, inconsistent = 0, c, k, rc = EXIT_OK;
     tsync_ctx *ctx;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":o:q", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:q", opts, NULL)) != -1) {
         switch (c) {
         case 'o': outdir = optarg; break;
         case 'r': report = optarg; break;
@@ -49,7 +51,15 @@ int cmd_sync(int argc, char **argv)
                 return cli_usage_error("sync", "--domains: expected node, location or a "
                                                "domain file");
             break;
-        default: return cli_bad_option("sync", c, argv);
+        default:
+            /* The options of the stages sync runs, parsed as the stages' commands do. */
+            if ((k = cli_estimate_option("sync", c, optarg, &o.estimate)) == 0)
+                k = cli_clc_option("sync", c, optarg, &o.clc_opts, &threads);
+            if (k < 0)
+                return EXIT_USAGE;
+            if (k > 0)
+                break;
+            return cli_bad_option("sync", c, argv);
         }
     }
     if (optind >= argc)
@@ -67,6 +77,7 @@ int cmd_sync(int argc, char **argv)
     if (report && cli_prepare_output("sync", "--report", report))
         return EXIT_USAGE;
     ctx = cli_context(quiet);
+    tsync_ctx_set_threads(ctx, threads);
     if (latency && tsync_check_parse_latency(&o.check, latency, ctx)) {
         cli_usage_error("sync", "%s", tsync_ctx_error(ctx));
         tsync_ctx_free(ctx);
