@@ -13,9 +13,15 @@ all: deps
 deps:
 	sh scripts/install-deps.sh
 
-# The main job on the sample that ships with the project.
-demo: all
-	sh scripts/demo.sh $(BUILD)/tracesync $(SAMPLE)
+# The main job on the sample that ships with the project: the build is quiet
+# (its log in $(BUILD)/build.log, shown when it fails), the tool's output is not.
+demo: deps
+	@mkdir -p $(BUILD)
+	@echo "building tracesync (log: $(BUILD)/build.log) ..."
+	@{ cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release && \
+	   cmake --build $(BUILD) -j $(JOBS); } >$(BUILD)/build.log 2>&1 || \
+	 { tail -30 $(BUILD)/build.log; echo "build failed: see $(BUILD)/build.log"; exit 2; }
+	@sh scripts/demo.sh $(BUILD)/tracesync $(SAMPLE)
 
 # Every test, built with AddressSanitizer and UndefinedBehaviorSanitizer; the
 # optimized build is compiled too, since -O2 finds warnings that -O0 does not.

@@ -8,7 +8,7 @@ sample=$2
 out=${DEMO_OUT:-build/demo}
 
 echo "== tracesync check $sample"
-"$tracesync" check -q "$sample"
+"$tracesync" check "$sample"
 rc=$?
 # Exit 1 means "violations found": the expected finding on this sample.
 [ "$rc" -le 1 ] || exit "$rc"
@@ -16,7 +16,7 @@ echo
 # EZTrace starts every rank's clock at its own time: one clock domain per location.
 echo "== tracesync sync $sample -o $out --domains location --report $out/report.json"
 mkdir -p "$out"
-"$tracesync" sync -q "$sample" -o "$out" --domains location --report "$out/report.json" || exit $?
+"$tracesync" sync "$sample" -o "$out" --domains location --report "$out/report.json" || exit $?
 echo
 echo "== tracesync check $out/$(basename "$sample")"
-"$tracesync" check -q "$out/$(basename "$sample")"
+"$tracesync" check "$out/$(basename "$sample")"

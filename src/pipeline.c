@@ -112,7 +112,7 @@ int tsync_sync_run(tsync_sync_result **out, const char *input, const char *outdi
     if ((rc = tsync_trace_write(run->trace, tl, outdir, ctx)))
         goto out;
     base = strrchr(input, '/');
-    if (!(run->pub.output = tsync__strfmt("%s/%s", outdir, base ? base + 1 : input))) {
+    if (!(run->pub.output = tsync__path_join(outdir, base ? base + 1 : input))) {
         rc = tsync__oom(ctx);
         goto out;
     }
@@ -151,8 +151,9 @@ void tsync_sync_result_print(const tsync_sync_result *r, FILE *out)
 {
     char a[32], b[32];
     fprintf(out, "sync: %s -> %s\n", tsync_trace_path(r->trace), r->output);
-    fprintf(out, "  %-14s %u locations in %u clock domains (%s %s)\n", "trace",
-            tsync_trace_location_count(r->trace), tsync_trace_domain_count(r->trace),
+    fprintf(out, "  %-14s %u location%s in %u clock domain%s (%s %s)\n", "trace",
+            tsync_trace_location_count(r->trace), tsync_trace_location_count(r->trace) == 1 ? "" : "s",
+            tsync_trace_domain_count(r->trace), tsync_trace_domain_count(r->trace) == 1 ? "" : "s",
             tsync_trace_domain_file(r->trace) ? "from" : "by",
             tsync_trace_domain_file(r->trace) ? tsync_trace_domain_file(r->trace)
                                               : tsync_trace_domain_rule(r->trace));
@@ -170,9 +171,9 @@ void tsync_sync_result_print(const tsync_sync_result *r, FILE *out)
                 other++;
             }
         }
-        fprintf(out, "  %-14s %s: %u domains bounded (largest bound %s), %u without a bound, ",
+        fprintf(out, "  %-14s %s: %u domain%s bounded (largest bound %s), %u without a bound, ",
                 "estimate", tsync_estimate_estimator_name(r->estimate), bounded,
-                tsync__fmt_seconds(a, sizeof(a), worst), other);
+                bounded == 1 ? "" : "s", tsync__fmt_seconds(a, sizeof(a), worst), other);
         if (tsync_estimate_component_count(r->estimate) == 1)
             fprintf(out, "reference ");
         else
@@ -189,7 +190,9 @@ void tsync_sync_result_print(const tsync_sync_result *r, FILE *out)
                 tsync__fmt_seconds(a, sizeof(a), r->clc->max_jump_s),
                 tsync__fmt_seconds(b, sizeof(b), r->clc->max_shift_s));
     print_counts("after", r->after, out);
-    fprintf(out, "  %-14s event distance deviation avg %.4f %%, max %.2f %%; event position "
+    /* Three significant digits for both: a fixed number of decimals printed a
+     * maximum below the average ("avg 0.0019 %, max 0.00 %"). */
+    fprintf(out, "  %-14s event distance deviation avg %.3g %%, max %.3g %%; event position "
             "max %s\n", "intervals", 100.0 * r->distance.avg,
             isinf(r->distance.max) ? INFINITY : 100.0 * r->distance.max,
             tsync__fmt_seconds(a, sizeof(a), r->position.max_abs_s));

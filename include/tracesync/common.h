@@ -67,6 +67,13 @@ TSYNC_API void tsync_ctx_set_progress(tsync_ctx *ctx, tsync_progress_fn fn, void
  *  default 1. Callbacks are still called from the calling thread only. */
 TSYNC_API void tsync_ctx_set_threads(tsync_ctx *ctx, unsigned threads);
 
+/** Outputs are written into OUTDIR/.tracesync-<pid>@<host>-XXXXXX and moved into
+ *  place when complete. This removes the temporary directories of the writes under
+ *  way, e.g. from a SIGINT or SIGTERM handler before the process ends: it is
+ *  async-signal-safe. A run killed without it leaves its directory; the next write
+ *  into the same OUTDIR removes it (and warns) once that process is gone. */
+TSYNC_API void tsync_remove_temporary_outputs(void);
+
 #ifdef __cplusplus
 }
 #endif

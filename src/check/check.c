@@ -567,13 +567,13 @@ int tsync_check_run(tsync_check_report **out, const tsync_trace *t, const tsync_
         if (rc)
             goto out;
         if ((++done & 0xffff) == 0)
-            tsync__progress(ctx, "check", done, total);
+            tsync__progress(ctx, "checking messages", done, total);
     }
     for (size_t q = 0; q < t->n_collectives; q++) {
         if ((rc = check_instance(&c, &t->collectives[q])))
             goto out;
         if ((++done & 0xfff) == 0)
-            tsync__progress(ctx, "check", done, total);
+            tsync__progress(ctx, "checking messages", done, total);
     }
 
     if (!(r = calloc(1, sizeof(*r)))) {
@@ -603,7 +603,7 @@ int tsync_check_run(tsync_check_report **out, const tsync_trace *t, const tsync_
     r->latency_intra_ticks = c.mu_intra;
     r->latency_inter_ticks = c.mu_inter;
     r->timer_resolution = t->timer_resolution;
-    tsync__progress(ctx, "check", total, total);
+    tsync__progress(ctx, "checking messages", total, total);
     *out = r;
     r = NULL;
 out:

@@ -48,8 +48,9 @@ void tsync_check_report_print(const tsync_check_report *r, const tsync_trace *t,
                 (unsigned long long)r->p2p.reversed, (unsigned long long)r->collective.reversed);
     fprintf(out, "\n  violations           ");
     print_share(out, r->violations, total);
-    fprintf(out, " with minimum latency %g us intra-node, %g us inter-node\n",
-            r->latency_intra_s * 1e6, r->latency_inter_s * 1e6);
+    fprintf(out, " with minimum latency %s intra-node, %s inter-node\n",
+            tsync__fmt_seconds(a, sizeof(a), r->latency_intra_s),
+            tsync__fmt_seconds(b, sizeof(b), r->latency_inter_s));
     if (r->reversed)
         fprintf(out, "  displacement         avg %s, max %s (reversed messages)\n",
                 tsync__fmt_seconds(a, sizeof(a), r->displacement_avg_s),

@@ -1,11 +1,14 @@
 /* cli.c - shared pieces of the subcommands: help, errors, stderr reporting. */
 #include <errno.h>
+#include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/fs.h"
 
 const struct cli_command *cli_find(const char *name)
 {
@@ -39,21 +42,73 @@ static void log_stderr(enum tsync_log_level level, const char *msg, void *payloa
     fprintf(stderr, "tracesync: %s%s\n", level == TSYNC_LOG_WARNING ? "warning: " : "", msg);
 }
 
-/* Progress on one terminal line, rewritten in place. */
+/* A count for people: "65 536", "3.54 M". */
+static const char *fmt_count(char *buf, size_t size, uint64_t v)
+{
+    if (v >= 1000000)
+        snprintf(buf, size, "%.3g %s", v >= 1000000000 ? (double)v / 1e9 : (double)v / 1e6,
+                 v >= 1000000000 ? "G" : "M");
+    else if (v >= 1000)
+        snprintf(buf, size, "%llu %03llu", (unsigned long long)(v / 1000),
+                 (unsigned long long)(v % 1000));
+    else
+        snprintf(buf, size, "%llu", (unsigned long long)v);
+    return buf;
+}
+
+/* Progress on a terminal: one line per stage, rewritten in place while the stage
+ * counts up; a new stage, or a stage that starts again (a second check), gets a
+ * line of its own, so that no line ever counts backwards. */
 static void progress_tty(const char *what, uint64_t done, uint64_t total, void *payload)
 {
+    static char last[64];
+    static uint64_t last_done;
+    static int open;
+    char a[32], b[32];
     (void)payload;
+    if (open && (strcmp(what, last) != 0 || done < last_done))
+        fputc('\n', stderr);
+    snprintf(last, sizeof(last), "%s", what);
+    last_done = done;
     if (total)
-        fprintf(stderr, "\r%s: %llu of %llu%s", what, (unsigned long long)done,
-                (unsigned long long)total, done == total ? "\n" : "");
+        fprintf(stderr, "\r%s: %s of %s", what, fmt_count(a, sizeof(a), done),
+                fmt_count(b, sizeof(b), total));
     else
-        fprintf(stderr, "\r%s: %llu", what, (unsigned long long)done);
+        fprintf(stderr, "\r%s: %s", what, fmt_count(a, sizeof(a), done));
+    open = !(total && done == total);
+    if (!open)
+        fputc('\n', stderr);
     fflush(stderr);
+}
+
+/* SIGINT, SIGTERM, SIGHUP: the temporary output goes, then the signal ends the
+ * process as it would have (exit status 128 + signal). */
+static void on_signal(int sig)
+{
+    tsync_remove_temporary_outputs();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void remove_output_on_signals(void)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        struct sigaction old;
+        /* A signal ignored by the caller (nohup) stays ignored. */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
 }
 
 tsync_ctx *cli_context(int quiet)
 {
     tsync_ctx *ctx;
+    remove_output_on_signals();
     if (tsync_ctx_new(&ctx)) {
         fprintf(stderr, "tracesync: out of memory\n");
         exit(EXIT_USAGE);
@@ -84,14 +139,12 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
-int cli_parse_wander(const char *arg, double *out)
+int cli_bad_option(const char *cmd, int c, char **argv)
 {
-    char *end;
-    double v = strtod(arg, &end);
-    if (end == arg || *end || !(v >= 0 && v < 1000))
-        return -1;
-    *out = v * 1e-6;
-    return 0;
+    const char *opt = argv[optind - 1];
+    if (c == ':')
+        return cli_usage_error(cmd, "option %s needs a value", opt);
+    return cli_usage_error(cmd, "unknown option %s", opt);
 }
 
 int cli_parse_domains(const char *arg, tsync_open_opts *out)
@@ -116,24 +169,67 @@ void cli_parse_reference(const char *arg, tsync_estimate_opts *out)
     out->reference_rule = out->reference ? TSYNC_REFERENCE_GLOBAL : TSYNC_REFERENCE_AUTO;
 }
 
-int cli_write_report(const char *cmd, const char *path, const char *text)
+/* "<path>.tmp", malloc'ed. */
+static char *tmp_name(const char *path)
 {
-    char *tmp = malloc(strlen(path) + 5);
+    size_t len = strlen(path) + 5;
+    char *tmp = malloc(len);
+    if (tmp)
+        snprintf(tmp, len, "%s.tmp", path);
+    return tmp;
+}
+
+int cli_prepare_output(const char *cmd, const char *opt, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *tmp = tmp_name(path), *dir = slash && slash != path ? strndup(path, (size_t)(slash - path)) : NULL;
+    tsync_ctx *ctx = NULL;
+    FILE *f = NULL;
+    int rc = -1;
+    if (!tmp || (slash && slash != path && !dir) || tsync_ctx_new(&ctx)) {
+        fprintf(stderr, "tracesync %s: out of memory\n", cmd);
+    } else if (dir && tsync__mkdirs(dir, ctx)) {
+        fprintf(stderr, "tracesync %s: %s %s: %s\n", cmd, opt, path, tsync_ctx_error(ctx));
+    } else if (!(f = fopen(tmp, "w"))) {
+        fprintf(stderr, "tracesync %s: %s %s: %s\n", cmd, opt, path, strerror(errno));
+    } else {
+        fclose(f);
+        remove(tmp);
+        rc = 0;
+    }
+    tsync_ctx_free(ctx);
+    free(dir);
+    free(tmp);
+    return rc;
+}
+
+int cli_write_report(const char *cmd, const char *opt, const char *path, const char *text)
+{
+    char *tmp = tmp_name(path);
     FILE *f;
     int ok;
     if (!tmp)
         return -1;
-    sprintf(tmp, "%s.tmp", path);
     f = fopen(tmp, "w");
-    ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF && fflush(f) == 0 &&
+         fsync(fileno(f)) == 0;
     if (f && fclose(f) != 0)
         ok = 0;
     if (ok && rename(tmp, path) != 0)
         ok = 0;
     if (!ok) {
-        fprintf(stderr, "tracesync %s: --report %s: %s\n", cmd, path, strerror(errno));
+        fprintf(stderr, "tracesync %s: %s %s: %s\n", cmd, opt, path, strerror(errno));
         remove(tmp);
     }
     free(tmp);
     return ok ? 0 : -1;
+}
+
+int cli_finish_stdout(const char *cmd)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    fprintf(stderr, "tracesync%s%s: cannot write to the standard output: %s\n", cmd ? " " : "",
+            cmd ? cmd : "", strerror(errno));
+    return -1;
 }

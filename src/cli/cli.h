@@ -3,8 +3,10 @@
 #ifndef TSYNC_CLI_CLI_H
 #define TSYNC_CLI_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 #include "tracesync/common.h"
+#include "tracesync/clc.h"
 #include "tracesync/estimate.h"
 #include "tracesync/trace.h"
 
@@ -43,13 +45,34 @@ int cli_parse_domains(const char *arg, tsync_open_opts *out);
  * domain's name; without it, the trace's own time base (seed 000). */
 void cli_parse_reference(const char *arg, tsync_estimate_opts *out);
 
-/* Parses --max-wander PPM_PER_S into a drift change per second (0.01 -> 1e-8).
- * Returns 0, or -1 when it is not a number in [0, 1000). */
-int cli_parse_wander(const char *arg, double *out);
+/* The default branch of a getopt loop whose option string starts with ':': says
+ * which option is unknown or lacks its value. Returns 2. */
+int cli_bad_option(const char *cmd, int c, char **argv);
 
-/* Writes `text` and a newline to `path` through "<path>.tmp" and a rename. Returns
- * 0, or -1 with a message on stderr and nothing left behind. */
-int cli_write_report(const char *cmd, const char *path, const char *text);
+/* Before the work: makes the directory of the file `path` that option `opt` names
+ * (like OUTDIR) and checks that the file can be written there. Returns 0, or -1
+ * with "tracesync <cmd>: <opt> <path>: <reason>" on stderr. */
+int cli_prepare_output(const char *cmd, const char *opt, const char *path);
+
+/* Writes `text` and a newline to `path` through "<path>.tmp", fsync and a rename.
+ * Returns 0, or -1 with a message naming `opt` on stderr and nothing left behind. */
+int cli_write_report(const char *cmd, const char *opt, const char *path, const char *text);
+
+/* Flushes stdout: 0, or -1 with a message when a write failed (a full disk,
+ * /dev/full, a closed pipe). `cmd` NULL for the tracesync command itself. */
+int cli_finish_stdout(const char *cmd);
+
+/* The options of the estimate and clc stages, one table and one parser each,
+ * shared by the stage commands and by sync (stage_opts.c). cli_options joins a
+ * command's own table with them (static storage: one command per process). The
+ * parsers return 1 for their option (applied), 0 for another, -1 after a usage
+ * error on stderr. *threads: 0 is one per processor. */
+extern const struct option cli_estimate_options[];
+extern const struct option cli_clc_options[];
+const struct option *cli_options(const struct option *own, const struct option *a,
+                                 const struct option *b);
+int cli_estimate_option(const char *cmd, int c, const char *arg, tsync_estimate_opts *eo);
+int cli_clc_option(const char *cmd, int c, const char *arg, tsync_clc_opts *o, unsigned *threads);
 
 /* Subcommands. */
 int cmd_check(int argc, char **argv);

@@ -20,11 +20,11 @@ int cmd_apply(int argc, char **argv)
     int quiet = 0, c, rc = EXIT_OK;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:q", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': outdir = optarg; break;
         case 'q': quiet = 1; break;
-        default: return cli_usage_error("apply", "unknown option");
+        default: return cli_bad_option("apply", c, argv);
         }
     }
     if (argc - optind != 2)

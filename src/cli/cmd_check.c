@@ -54,7 +54,7 @@ int cmd_check(int argc, char **argv)
     int json = 0, quiet = 0, c, worst = EXIT_OK;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ql:d:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ql:d:", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
         case 'q': quiet = 1; break;
@@ -64,7 +64,7 @@ int cmd_check(int argc, char **argv)
                 return cli_usage_error("check", "--domains: expected node, location or a "
                                                 "domain file");
             break;
-        default: return cli_usage_error("check", "unknown option");
+        default: return cli_bad_option("check", c, argv);
         }
     }
     if (optind >= argc)

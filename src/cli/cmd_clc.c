@@ -12,6 +12,7 @@
 #include "check/check_json.h"
 #include "clc/clc_api.h"
 #include "clc/clc_report.h"
+#include "util/str.h"
 #include "util/units.h"
 #include "cli/cli.h"
 #include "io/formats.h"
@@ -119,37 +120,6 @@ static char *report_json(const struct clc_report *r, const tsync_trace *t)
         s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
     json_decref(j);
     return s;
-}
-
-/* A number option: the whole argument must be a finite number. */
-static int parse_number(const char *opt, const char *arg, double *out)
-{
-    char *end;
-    double v = strtod(arg, &end);
-    if (end == arg || *end || v != v)
-        return cli_usage_error("clc", "%s: \"%s\" is not a number", opt, arg);
-    *out = v;
-    return 0;
-}
-
-/* Whether the report can be written where asked: a bad path fails before the
- * work, not after the output archive is written. Leaves nothing behind. */
-static int report_writable(const char *path)
-{
-    size_t len = strlen(path) + 5;
-    char *tmp = malloc(len);
-    FILE *f = NULL;
-    if (tmp) {
-        snprintf(tmp, len, "%s.tmp", path);
-        if ((f = fopen(tmp, "w")) != NULL) {
-            fclose(f);
-            remove(tmp);
-        } else {
-            fprintf(stderr, "tracesync clc: --report %s: %s\n", path, strerror(errno));
-        }
-    }
-    free(tmp);
-    return f != NULL;
 }
 
 /* A step on a thread of its own: the pre-synchronization, which needs the events
@@ -308,7 +278,7 @@ static int run(const char *input, const char *outdir, const char *report_path, i
     memset(&r, 0, sizeof(r));
     r.input = input;
     tsync_ctx_set_threads(ctx, threads);
-    if (report_path && !report_writable(report_path))
+    if (report_path && cli_prepare_output("clc", "--report", report_path))
         goto out;
     if (latency && tsync_check_parse_latency(&co, latency, ctx)) {
         cli_usage_error("clc", "%s", tsync_ctx_error(ctx));
@@ -318,9 +288,8 @@ static int run(const char *input, const char *outdir, const char *report_path, i
     o->latency_inter_s = co.latency_inter_s;
     base = strrchr(input, '/');
     base = base ? base + 1 : input;
-    if (!(r.output = malloc(strlen(outdir) + strlen(base) + 2)))
+    if (!(r.output = tsync__path_join(outdir, base)))
         goto oom;
-    sprintf(r.output, "%s/%s", outdir, base);
 
     /* The events, then their messages matched beside the pre-synchronization;
      * the clock condition as recorded (on the trace's own times) and
@@ -376,7 +345,7 @@ static int run(const char *input, const char *outdir, const char *report_path, i
     if (json || report_path) {
         if (!(text = report_json(&r, trace)))
             goto oom;
-        if (report_path && cli_write_report("clc", report_path, text))
+        if (report_path && cli_write_report("clc", "--report", report_path, text))
             goto out;
     }
     if (json)
@@ -411,59 +380,31 @@ int cmd_clc(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },     { "report", required_argument, NULL, 'r' },
-        { "latency", required_argument, NULL, 'l' },    { "latency-file", required_argument, NULL, 'L' },
-        { "no-presync", no_argument, NULL, 'P' },       { "gamma", required_argument, NULL, 'g' },
-        { "delta", required_argument, NULL, 'd' },      { "passes", required_argument, NULL, 'p' },
-        { "threshold", required_argument, NULL, 't' },  { "slope", required_argument, NULL, 's' },
-        { "json", no_argument, NULL, 'j' },             { "quiet", no_argument, NULL, 'q' },
-        { "threads", required_argument, NULL, 'T' },    { NULL, 0, NULL, 0 }
+        { "latency", required_argument, NULL, 'l' },    { "json", no_argument, NULL, 'j' },
+        { "quiet", no_argument, NULL, 'q' },            { NULL, 0, NULL, 0 }
     };
     tsync_clc_opts o = TSYNC_CLC_OPTS_INIT;
     const char *outdir = NULL, *report = NULL, *latency = NULL;
     unsigned threads = 0;
-    int json = 0, quiet = 0, c;
-    double v = 0;
+    int json = 0, quiet = 0, c, k;
+
+    const struct option *opts = cli_options(longopts, cli_clc_options, NULL);
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:q", opts, NULL)) != -1) {
         switch (c) {
         case 'o': outdir = optarg; break;
         case 'r': report = optarg; break;
         case 'l': latency = optarg; break;
-        case 'L': o.latency_file = optarg; break;
-        case 'P': o.presync = 0; break;
         case 'j': json = 1; break;
         case 'q': quiet = 1; break;
-        case 'g':
-            if (parse_number("--gamma", optarg, &o.gamma))
-                return EXIT_USAGE;
-            break;
-        case 't':
-            if (parse_number("--threshold", optarg, &o.error_threshold))
-                return EXIT_USAGE;
-            break;
-        case 's':
-            if (parse_number("--slope", optarg, &o.max_slope))
-                return EXIT_USAGE;
-            break;
-        case 'd':
-        case 'p':
-        case 'T': {
-            const char *name = c == 'd' ? "--delta" : c == 'p' ? "--passes" : "--threads";
-            if (parse_number(name, optarg, &v))
-                return EXIT_USAGE;
-            if (v < 0 || v > (c == 'T' ? 1024 : 1e9) || v != (double)(int64_t)v)
-                return cli_usage_error("clc", "%s: \"%s\" is not a whole number >= 0%s", name,
-                                       optarg, c == 'T' ? " and <= 1024" : "");
-            if (c == 'd')
-                o.delta_ticks = (int64_t)v;
-            else if (c == 'p')
-                o.max_passes = (unsigned)v;
-            else
-                threads = (unsigned)v;
-            break;
-        }
-        default: return cli_usage_error("clc", "unknown option");
+        default:
+            if ((k = cli_clc_option("clc", c, optarg, &o, &threads)) != 0) {
+                if (k < 0)
+                    return EXIT_USAGE;
+                break;
+            }
+            return cli_bad_option("clc", c, argv);
         }
     }
     if (argc - optind != 1)

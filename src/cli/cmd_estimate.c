@@ -9,13 +9,6 @@
 #include "tracesync/check.h"
 #include "tracesync/estimate.h"
 #include "tracesync/trace.h"
-#include "util/units.h"
-
-/* "0.5s", "500ms", "2" (seconds): a non-negative duration. -1 if it is not one. */
-static int parse_duration(const char *arg, double *out)
-{
-    return tsync__parse_seconds(arg, out) == 0 && *out >= 0 ? 0 : -1;
-}
 
 /* Estimates one input; prints the summary or the JSON. 0 or 2. */
 static int estimate_one(const char *path, const tsync_open_opts *oo, const tsync_estimate_opts *eo,
@@ -39,7 +32,7 @@ static int estimate_one(const char *path, const tsync_open_opts *oo, const tsync
         if (len && text[len - 1] == '\n')  /* the writers below add their own */
             text[len - 1] = '\0';
     }
-    if (outfile && cli_write_report("estimate", outfile, text)) {
+    if (outfile && cli_write_report("estimate", "-o", outfile, text)) {
         rc = EXIT_USAGE;
         goto out;
     }
@@ -60,10 +53,6 @@ int cmd_estimate(int argc, char **argv)
         { "json", no_argument, NULL, 'j' },          { "estimator", required_argument, NULL, 'e' },
         { "reference", required_argument, NULL, 'R' }, { "domains", required_argument, NULL, 'd' },
         { "global-lsq", no_argument, NULL, 'g' },    { "latency", required_argument, NULL, 'l' },
-        { "no-segment", no_argument, NULL, 'S' },    { "min-segment", required_argument, NULL, 'm' },
-        { "max-drift", required_argument, NULL, 'D' }, { "no-offsets", no_argument, NULL, 'O' },
-        { "max-gap", required_argument, NULL, 'G' }, { "max-segment", required_argument, NULL, 'M' },
-        { "max-wander", required_argument, NULL, 'W' },
         { "output", required_argument, NULL, 'o' },  { "quiet", no_argument, NULL, 'q' },
         { NULL, 0, NULL, 0 }
     };
@@ -72,11 +61,12 @@ int cmd_estimate(int argc, char **argv)
     tsync_check_opts lat = TSYNC_CHECK_OPTS_INIT;
     const char *latency = NULL, *outfile = NULL;
     tsync_ctx *ctx;
-    int json = 0, quiet = 0, c, rc = EXIT_OK;
-    char *end;
+    int json = 0, quiet = 0, c, k, rc = EXIT_OK;
+
+    const struct option *opts = cli_options(longopts, cli_estimate_options, NULL);
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "qo:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":qo:", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
         case 'q': quiet = 1; break;
@@ -84,8 +74,6 @@ int cmd_estimate(int argc, char **argv)
         case 'R': cli_parse_reference(optarg, &eo); break;
         case 'g': eo.global_lsq = 1; break;
         case 'l': latency = optarg; break;
-        case 'S': eo.segment = 0; break;
-        case 'O': eo.use_clock_offsets = 0; break;
         case 'e':
             if (tsync_estimator_parse(optarg, &eo.estimator))
                 return cli_usage_error("estimate", "--estimator: \"%s\" is not hull, regression "
@@ -96,33 +84,13 @@ int cmd_estimate(int argc, char **argv)
                 return cli_usage_error("estimate", "--domains: expected node, location or a "
                                                    "domain file");
             break;
-        case 'm':
-            if (parse_duration(optarg, &eo.min_segment_s))
-                return cli_usage_error("estimate", "--min-segment: \"%s\" is not a duration "
-                                       "(e.g. 30s, 500ms)", optarg);
-            break;
-        case 'G':
-            if (parse_duration(optarg, &eo.max_gap_s))
-                return cli_usage_error("estimate", "--max-gap: \"%s\" is not a duration "
-                                       "(e.g. 10s, 0 for none)", optarg);
-            break;
-        case 'M':
-            if (parse_duration(optarg, &eo.max_segment_s))
-                return cli_usage_error("estimate", "--max-segment: \"%s\" is not a duration "
-                                       "(e.g. 30s, 0 for none)", optarg);
-            break;
-        case 'D':
-            eo.max_drift = strtod(optarg, &end) * 1e-6;
-            if (end == optarg || *end || !(eo.max_drift > 0 && eo.max_drift < 0.5))
-                return cli_usage_error("estimate", "--max-drift: \"%s\" is not a drift in ppm "
-                                       "(e.g. 100)", optarg);
-            break;
-        case 'W':
-            if (cli_parse_wander(optarg, &eo.max_wander))
-                return cli_usage_error("estimate", "--max-wander: \"%s\" is not a drift change "
-                                       "in ppm per second (e.g. 0.01)", optarg);
-            break;
-        default: return cli_usage_error("estimate", "unknown option");
+        default:
+            if ((k = cli_estimate_option("estimate", c, optarg, &eo)) != 0) {
+                if (k < 0)
+                    return EXIT_USAGE;
+                break;
+            }
+            return cli_bad_option("estimate", c, argv);
         }
     }
     if (optind >= argc)
@@ -131,6 +99,8 @@ int cmd_estimate(int argc, char **argv)
     if (outfile && argc - optind > 1)
         return cli_usage_error("estimate", "-o takes the maps of one input, got %d inputs",
                                argc - optind);
+    if (outfile && cli_prepare_output("estimate", "-o", outfile))
+        return EXIT_USAGE;
     ctx = cli_context(quiet);
     if (latency && tsync_check_parse_latency(&lat, latency, ctx)) {
         cli_usage_error("estimate", "%s", tsync_ctx_error(ctx));

@@ -22,7 +22,7 @@ int cmd_eval(int argc, char **argv)
     int json = 0, quiet = 0, c, rc = EXIT_OK;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ql:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ql:", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
         case 'q': quiet = 1; break;
@@ -33,7 +33,7 @@ int cmd_eval(int argc, char **argv)
                 return cli_usage_error("eval", "--bin %s: expected a positive duration, "
                                        "e.g. 1s or 200ms", optarg);
             break;
-        default: return cli_usage_error("eval", "unknown option");
+        default: return cli_bad_option("eval", c, argv);
         }
     }
     if (argc - optind != 2)

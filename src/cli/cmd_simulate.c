@@ -47,7 +47,7 @@ int cmd_simulate(int argc, char **argv)
     if (!changes)
         return cli_usage_error("simulate", "out of memory");
     optind = 1;
-    while ((c = getopt_long(argc, argv, "s:o:q", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":s:o:q", longopts, NULL)) != -1) {
         struct change ch = { NULL, optarg };
         switch (c) {
         case 's': scenario = optarg; continue;
@@ -76,7 +76,7 @@ int cmd_simulate(int argc, char **argv)
             ch.value = eq + 1;
             break;
         }
-        default: free(changes); return cli_usage_error("simulate", "unknown option");
+        default: free(changes); return cli_bad_option("simulate", c, argv);
         }
         changes[n_changes++] = ch;
     }
@@ -106,6 +106,12 @@ int cmd_simulate(int argc, char **argv)
             goto usage;
     if (tsync_sim_validate(&o, ctx))
         goto usage;
+    /* trace.otf2 and truth.otf2 take about 28 bytes an event together (smoke,
+     * 4 * 10^5 events: 11 MB); say so before writing gigabytes. */
+    if (!quiet && o.app.events && (double)o.app.events * 28.0 > 2e9)
+        fprintf(stderr, "tracesync simulate: warning: %llu events will take about %.0f GB in "
+                "%s (--events sets fewer)\n", (unsigned long long)o.app.events,
+                (double)o.app.events * 28.0 / 1e9, outdir);
     if (tsync_sim_run(&res, &o, outdir, ctx)) {
         rc = cli_fail(ctx, "simulate");
         goto out;

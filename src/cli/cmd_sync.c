@@ -6,6 +6,13 @@
 #include "cli/cli.h"
 #include "tracesync/sync.h"
 
+/* The name an input's output gets in OUTDIR. */
+static const char *file_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 int cmd_sync(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -14,16 +21,17 @@ int cmd_sync(int argc, char **argv)
         { "no-clc", no_argument, NULL, 'n' },         { "reference", required_argument, NULL, 'R' },
         { "domains", required_argument, NULL, 'd' },  { "latency", required_argument, NULL, 'l' },
         { "global-lsq", no_argument, NULL, 'g' },     { "quiet", no_argument, NULL, 'q' },
-        { "max-wander", required_argument, NULL, 'W' },
         { NULL, 0, NULL, 0 }
     };
     tsync_sync_opts o = TSYNC_SYNC_OPTS_INIT;
     const char *outdir = NULL, *report = NULL, *latency = NULL;
-    int json = 0, quiet = 0, c, rc = EXIT_OK;
+    const struct option *opts = cli_options(longopts, cli_estimate_options, cli_clc_options);
+    unsigned threads = 0;
+    int json = 0, quiet = 0, inconsistent = 0, c, k, rc = EXIT_OK;
     tsync_ctx *ctx;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:q", opts, NULL)) != -1) {
         switch (c) {
         case 'o': outdir = optarg; break;
         case 'r': report = optarg; break;
@@ -43,12 +51,15 @@ int cmd_sync(int argc, char **argv)
                 return cli_usage_error("sync", "--domains: expected node, location or a "
                                                "domain file");
             break;
-        case 'W':
-            if (cli_parse_wander(optarg, &o.estimate.max_wander))
-                return cli_usage_error("sync", "--max-wander: \"%s\" is not a drift change in "
-                                       "ppm per second (e.g. 0.01)", optarg);
-            break;
-        default: return cli_usage_error("sync", "unknown option");
+        default:
+            /* The options of the stages sync runs, parsed as the stages' commands do. */
+            if ((k = cli_estimate_option("sync", c, optarg, &o.estimate)) == 0)
+                k = cli_clc_option("sync", c, optarg, &o.clc_opts, &threads);
+            if (k < 0)
+                return EXIT_USAGE;
+            if (k > 0)
+                break;
+            return cli_bad_option("sync", c, argv);
         }
     }
     if (optind >= argc)
@@ -57,7 +68,16 @@ int cmd_sync(int argc, char **argv)
         return cli_usage_error("sync", "no output directory: add -o OUTDIR");
     if (report && argc - optind > 1)
         return cli_usage_error("sync", "--report takes one input; run sync once per input");
+    for (int i = optind; i < argc; i++)
+        for (int j = optind; j < i; j++)
+            if (strcmp(file_name(argv[i]), file_name(argv[j])) == 0)
+                return cli_usage_error("sync", "%s and %s have the same file name: both would be "
+                                       "written to %s/%s; run sync once per input, each with "
+                                       "its own -o", argv[j], argv[i], outdir, file_name(argv[i]));
+    if (report && cli_prepare_output("sync", "--report", report))
+        return EXIT_USAGE;
     ctx = cli_context(quiet);
+    tsync_ctx_set_threads(ctx, threads);
     if (latency && tsync_check_parse_latency(&o.check, latency, ctx)) {
         cli_usage_error("sync", "%s", tsync_ctx_error(ctx));
         tsync_ctx_free(ctx);
@@ -73,16 +93,19 @@ int cmd_sync(int argc, char **argv)
         if (json || report) {
             if (!(text = tsync_sync_result_json(r, ctx)))
                 rc = cli_fail(ctx, "sync");
-            else if (report && cli_write_report("sync", report, text))
+            else if (report && cli_write_report("sync", "--report", report, text))
                 rc = EXIT_USAGE;
             else if (json)
                 printf("%s\n", text);
         }
         if (!json && rc == EXIT_OK)
             tsync_sync_result_print(r, stdout);
+        /* As check: the result line says INCONSISTENT (e.g. --no-clc), the exit says 1. */
+        if (rc == EXIT_OK && !tsync_check_report_consistent(r->after))
+            inconsistent = 1;
         free(text);
         tsync_sync_result_free(r);
     }
     tsync_ctx_free(ctx);
-    return rc;
+    return rc == EXIT_OK && inconsistent ? EXIT_INCONSISTENT : rc;
 }

@@ -20,6 +20,7 @@
 #include "io/formats.h"
 #include "util/ctx.h"
 #include "util/fs.h"
+#include "util/outdir.h"
 #include "util/str.h"
 #include "util/vec.h"
 
@@ -143,11 +144,17 @@ static int read_rows(struct csv_state *st, FILE *f)
     char *line = NULL;
     size_t cap = 0;
     uint64_t lineno = 0;
+    ssize_t len;
     int rc = TSYNC_OK;
-    while (rc == TSYNC_OK && getline(&line, &cap, f) >= 0) {
+    while (rc == TSYNC_OK && (len = getline(&line, &cap, f)) >= 0) {
         char *fld[4];
         tsync_time ts = 0, tr = 0;
         lineno++;
+        if (strlen(line) != (size_t)len) { /* the rest of the line would be lost unseen */
+            rc = tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: line %llu: contains a NUL byte (not "
+                             "a text CSV)", st->path, (unsigned long long)lineno);
+            break;
+        }
         chomp(line);
         if (lineno == 1) {
             if (strcmp(line, HEADER) != 0)
@@ -281,17 +288,15 @@ int tsync__csv_open(tsync_trace **out, const char *path, const struct tsync__dom
 int tsync__csv_write(const tsync_trace *t, const tsync_timeline *tl, const char *outdir, tsync_ctx *ctx)
 {
     const char *base = strrchr(t->path, '/');
-    char *final = NULL, *tmp = NULL;
+    char *final = NULL, *tmpdir = NULL, *tmp = NULL;
     struct stat in_sb, out_sb;
     FILE *f = NULL;
-    int fd, rc;
+    int rc;
 
     base = base ? base + 1 : t->path;
     if ((rc = tsync__mkdirs(outdir, ctx)))
         return rc;
-    final = tsync__strfmt("%s/%s", outdir, base);
-    tmp = tsync__strfmt("%s/.%s.XXXXXX", outdir, base);
-    if (!final || !tmp) {
+    if (!(final = tsync__path_join(outdir, base))) {
         rc = tsync__oom(ctx);
         goto out;
     }
@@ -301,8 +306,15 @@ int tsync__csv_write(const tsync_trace *t, const tsync_timeline *tl, const char 
                          "another -o", final);
         goto out;
     }
-    if ((fd = mkstemp(tmp)) < 0 || !(f = fdopen(fd, "w"))) {
-        rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+    if ((rc = tsync__outdir_begin(&tmpdir, outdir, ctx)))
+        goto out;
+    /* fopen, not mkstemp: the file's mode follows the umask like every output. */
+    if (!(tmp = tsync__strfmt("%s/%s", tmpdir, base))) {
+        rc = tsync__oom(ctx);
+        goto out;
+    }
+    if (!(f = fopen(tmp, "w"))) {
+        rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot create: %s", final, strerror(errno));
         goto out;
     }
     fprintf(f, "%s\n", HEADER);
@@ -312,23 +324,23 @@ int tsync__csv_write(const tsync_trace *t, const tsync_timeline *tl, const char 
                 (long long)tl->time[m->send_loc][m->send_idx], t->locations[m->recv_loc].name,
                 (long long)tl->time[m->recv_loc][m->recv_idx]);
     }
-    if (fclose(f) != 0) {
-        f = NULL;
-        rc = tsync__fail(ctx, TSYNC_EIO, "%s: %s", tmp, strerror(errno));
+    if (fflush(f) != 0 || ferror(f)) {
+        rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot write: %s; nothing was written", final,
+                         strerror(errno));
         goto out;
     }
+    rc = fclose(f);
     f = NULL;
-    if (rename(tmp, final) != 0) {
-        rc = tsync__fail(ctx, TSYNC_EIO, "%s: %s", final, strerror(errno));
+    if (rc != 0) {
+        rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot write: %s; nothing was written", final,
+                         strerror(errno));
         goto out;
     }
-    free(tmp);
-    tmp = NULL;
+    rc = tsync__outdir_commit(tmpdir, outdir, &base, 1, ctx);
 out:
     if (f)
         fclose(f);
-    if (tmp)
-        unlink(tmp);
+    tsync__outdir_end(tmpdir);
     free(tmp);
     free(final);
     return rc;

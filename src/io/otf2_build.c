@@ -60,6 +60,7 @@ struct tsync_otf2_builder {
     char *anchor;           /* as given, for messages */
     OTF2_Archive *archive;
     int rc;                 /* first error, sticky */
+    unsigned long watch;    /* libotf2's errors since the archive was opened */
 
     uint64_t resolution;
     bool rank_names;
@@ -90,8 +91,14 @@ struct tsync_otf2_builder {
 /* Records the first error and returns the sticky one. */
 static int fail_otf2(struct tsync_otf2_builder *b, const char *what, OTF2_ErrorCode e)
 {
-    const char *detail = tsync__otf2_last_error();
-    if (b->rc == TSYNC_OK)
+    const char *detail = tsync__otf2_last_error(), *first = tsync__otf2_watch_first_here(b->watch);
+    if (b->rc != TSYNC_OK)
+        return b->rc;
+    /* The first error libotf2 reported says what happened ("<file>: No space left on
+     * device"); the code returned at the end is often a consequence of it. */
+    if (first)
+        b->rc = tsync__fail(b->ctx, TSYNC_EIO, "%s: %s: %s", b->anchor, what, first);
+    else
         b->rc = tsync__fail(b->ctx, TSYNC_EIO, "%s: %s: %s%s%s%s", b->anchor, what,
                             OTF2_Error_GetName(e), *detail ? " (" : "", detail, *detail ? ")" : "");
     return b->rc;
@@ -258,6 +265,7 @@ int tsync__otf2_build_open(struct tsync_otf2_builder **out, const struct tsync_o
         goto fail;
 
     OTF2_Error_RegisterCallback(tsync__otf2_quiet_errors, NULL);
+    b->watch = tsync__otf2_watch_begin();
     b->archive = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, CHUNK_EVT, CHUNK_DEF,
                                    OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!b->archive) {
@@ -692,6 +700,9 @@ int tsync__otf2_build_close(struct tsync_otf2_builder *b)
         write_global_defs(b);
     if ((e = OTF2_Archive_Close(b->archive)) != OTF2_SUCCESS)
         fail_otf2(b, "closing the archive", e);
+    /* libotf2 returns success from some writes that failed, but reports them. */
+    if (b->rc == TSYNC_OK && tsync__otf2_watch_failed(b->watch, NULL, 0))
+        fail_otf2(b, "writing", OTF2_ERROR_INVALID);
     rc = b->rc;
     free_builder(b);
     return rc;

@@ -1,5 +1,6 @@
 /* otf2_io.c - anchor paths and libotf2 error messages, shared by reader and writer. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,16 +16,61 @@
 /* Per thread: readers and writers may fail on several threads at once. */
 static _Thread_local char last_error[512];
 
+/* Every error libotf2 reports, counted, and the first one after the latest
+ * tsync__otf2_watch_begin: libotf2 reports some failures only here (a write that
+ * fails while it closes a file returns success to its caller). */
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long watch_count, watch_mark;
+static char watch_first[600];
+/* The first error on this thread since the watch's mark: what a thread that
+ * writes some locations reports, whatever other threads met. */
+static _Thread_local char thread_first[600];
+static _Thread_local unsigned long thread_mark = (unsigned long)-1;
+
 OTF2_ErrorCode tsync__otf2_quiet_errors(void *ud, const char *file, uint64_t line,
                                         const char *function, OTF2_ErrorCode code,
                                         const char *fmt, va_list va)
 {
+    const char *msg = last_error;
     (void)ud, (void)file, (void)line, (void)function;
     vsnprintf(last_error, sizeof(last_error), fmt ? fmt : "", va);
+    if (strncmp(msg, "POSIX: ", 7) == 0)  /* "POSIX: <file>": the file is what matters */
+        msg += 7;
+    pthread_mutex_lock(&watch_lock);
+    if (thread_mark != watch_mark) {
+        snprintf(thread_first, sizeof(thread_first), "%s%s%s", msg, *msg ? ": " : "",
+                 OTF2_Error_GetDescription(code));
+        thread_mark = watch_mark;
+    }
+    if (watch_count++ == watch_mark)
+        snprintf(watch_first, sizeof(watch_first), "%s", thread_first);
+    pthread_mutex_unlock(&watch_lock);
     return code;
 }
 
 const char *tsync__otf2_last_error(void) { return last_error; }
+
+unsigned long tsync__otf2_watch_begin(void)
+{
+    unsigned long mark;
+    pthread_mutex_lock(&watch_lock);
+    mark = watch_mark = watch_count;
+    watch_first[0] = '\0';
+    pthread_mutex_unlock(&watch_lock);
+    return mark;
+}
+
+int tsync__otf2_watch_failed(unsigned long mark, char *buf, size_t size)
+{
+    int failed;
+    pthread_mutex_lock(&watch_lock);
+    failed = watch_count != mark;
+    if (failed)
+        snprintf(buf, size, "%s", watch_mark == mark && watch_first[0] ? watch_first
+                                  : "libotf2 reported an error");
+    pthread_mutex_unlock(&watch_lock);
+    return failed;
+}
 
 OTF2_ErrorCode tsync__otf2_reader_threads(OTF2_Reader *reader)
 {
@@ -144,4 +190,9 @@ OTF2_ErrorCode tsync__otf2_archive_setup(OTF2_Archive *archive)
         (e = OTF2_Archive_SetMemoryCallbacks(archive, &memory_callbacks, NULL)) != OTF2_SUCCESS)
         return e;
     return OTF2_Archive_SetSerialCollectiveCallbacks(archive);
+}
+
+const char *tsync__otf2_watch_first_here(unsigned long mark)
+{
+    return thread_mark == mark ? thread_first : NULL;
 }

@@ -22,6 +22,16 @@ OTF2_ErrorCode tsync__otf2_quiet_errors(void *ud, const char *file, uint64_t lin
                                         const char *fmt, va_list va);
 const char *tsync__otf2_last_error(void);
 
+/* libotf2 reports some failures only to the error callback, e.g. a write that
+ * fails (ENOSPC, EFBIG) while it closes a file: watch_begin marks the start of a
+ * write, watch_failed says whether libotf2 reported any error since `mark` and puts
+ * the first one into buf ("<file>: No space left on device"). Process-wide: two
+ * archives written at once share their errors. */
+unsigned long tsync__otf2_watch_begin(void);
+int tsync__otf2_watch_failed(unsigned long mark, char *buf, size_t size);
+/* The first error libotf2 reported on this thread since `mark`, or NULL. */
+const char *tsync__otf2_watch_first_here(unsigned long mark);
+
 /* Lets several threads use one reader or archive, each with readers or writers of
  * its own locations (libotf2's Pthread locks). Call once, before the threads
  * start. Returns libotf2's error code. */

@@ -25,6 +25,7 @@
 #include "match/match.h"
 #include "trace/trace.h"
 #include "util/ctx.h"
+#include "util/str.h"
 #include "util/vec.h"
 #include "util/workers.h"
 
@@ -656,6 +657,30 @@ static OTF2_CallbackCode on_clock_offset(void *ud, OTF2_TimeStamp time, int64_t 
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* The file of location `ref` in the archive of `anchor`: "dir/name/<ref>.<ext>". */
+static char *location_file(const char *anchor, uint64_t ref, const char *ext)
+{
+    char *dir = NULL, *name = NULL, *p = NULL;
+    if (tsync__otf2_split_anchor(anchor, &dir, &name, NULL) == TSYNC_OK)
+        p = tsync__strfmt("%s/%s/%llu.%s", dir, name, (unsigned long long)ref, ext);
+    free(dir);
+    free(name);
+    return p;
+}
+
+/* A location without its local definition file (or with an empty one) reads as one
+ * without local definitions; its ClockOffset records, if it had any, are lost. */
+static void warn_local_defs(struct evt_state *es, const struct tsync_location *l)
+{
+    char *def = location_file(es->path, l->ref, "def");
+    struct stat sb;
+    if (def && (stat(def, &sb) != 0 || sb.st_size == 0))
+        tsync__warn(es->ctx, "%s: %s: location %llu (%s) is read without local definitions "
+                    "(ClockOffset records it had are lost)", def,
+                    stat(def, &sb) != 0 ? "missing" : "empty", (unsigned long long)l->ref, l->name);
+    free(def);
+}
+
 static int read_location(struct evt_state *es, tsync_loc loc)
 {
     struct tsync_location *l = &es->t->locations[loc];
@@ -678,6 +703,7 @@ static int read_location(struct evt_state *es, tsync_loc loc)
         es->cap_events = hint;
     }
 
+    warn_local_defs(es, l);
     dr = OTF2_Reader_GetDefReader(reader, l->ref);
     if (dr) {
         OTF2_Reader_RegisterDefCallbacks(reader, dr, es->dcb, es);
@@ -692,9 +718,14 @@ static int read_location(struct evt_state *es, tsync_loc loc)
                                OTF2_Error_GetName(e));
     }
     er = OTF2_Reader_GetEvtReader(reader, l->ref);
-    if (!er)
-        return tsync__fail(es->ctx, TSYNC_EFORMAT, "%s: location %llu (%s): cannot open its events",
-                           es->path, (unsigned long long)l->ref, l->name);
+    if (!er) {
+        char *evt = location_file(es->path, l->ref, "evt");
+        int rc = tsync__fail(es->ctx, TSYNC_EFORMAT, "%s: location %llu (%s): cannot open its "
+                             "events (%s)", es->path, (unsigned long long)l->ref, l->name,
+                             evt ? evt : "out of memory");
+        free(evt);
+        return rc;
+    }
     OTF2_EvtReader_ApplyClockOffsets(er, false); /* keep raw times; offsets are data */
     OTF2_Reader_RegisterEvtCallbacks(reader, er, es->ecb, es);
     n = 0;

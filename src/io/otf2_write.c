@@ -16,8 +16,10 @@
  * the archive is the same whatever the number of threads. An error is the one of
  * the first location that failed, as if they had been copied in order.
  *
- * The archive is written into a fresh temporary directory inside OUTDIR and moved
- * into place only when complete, so that no reader ever sees half an archive.
+ * The archive is written into a fresh temporary directory inside OUTDIR
+ * (util/outdir.h), synced to disk and moved into place only when complete, so that
+ * no reader ever sees half an archive. libotf2 reports a failed write while it
+ * closes a file only to its error callback; the callback's errors are watched.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -36,6 +38,7 @@
 #include "trace/trace.h"
 #include "util/ctx.h"
 #include "util/fs.h"
+#include "util/outdir.h"
 #include "util/str.h"
 #include "util/workers.h"
 
@@ -52,6 +55,7 @@ struct write_state {
     _Atomic tsync_loc next;   /* the next location to copy */
     _Atomic tsync_loc stop;   /* the first location that failed */
     _Atomic tsync_loc done;   /* locations copied, for progress */
+    unsigned long watch;      /* libotf2's errors since the start */
 };
 
 /* What copies definitions: the generated copy callbacks get &def as their user
@@ -97,12 +101,20 @@ static OTF2_CallbackCode copy_clock_offset(void *ud, OTF2_TimeStamp time, int64_
 static int fail_otf2(const struct write_state *w, tsync_ctx *ctx, const struct tsync_location *l,
                      const char *what, OTF2_ErrorCode e)
 {
+    const char *first = tsync__otf2_watch_first_here(w->watch);
+    char why[600];
+    /* The thread's first error libotf2 reported says what happened ("...: No space
+     * left on device"); the code returned at the end is often a consequence. */
+    if (first)
+        snprintf(why, sizeof(why), "%s", first);
+    else
+        snprintf(why, sizeof(why), "%s (%s)", OTF2_Error_GetName(e), tsync__otf2_last_error());
     if (l)
         return tsync__fail(ctx, TSYNC_EIO, "%s: location %llu (%s): writing the corrected "
-                           "archive: %s: %s (%s)", w->t->path, (unsigned long long)l->ref,
-                           l->name, what, OTF2_Error_GetName(e), tsync__otf2_last_error());
-    return tsync__fail(ctx, TSYNC_EIO, "%s: writing the corrected archive: %s: %s (%s)",
-                       w->t->path, what, OTF2_Error_GetName(e), tsync__otf2_last_error());
+                           "archive: %s: %s", w->t->path, (unsigned long long)l->ref,
+                           l->name, what, why);
+    return tsync__fail(ctx, TSYNC_EIO, "%s: writing the corrected archive: %s: %s",
+                       w->t->path, what, why);
 }
 
 static int copy_global_defs(struct write_state *w)
@@ -340,33 +352,6 @@ out:
     return rc;
 }
 
-/* Moves tmpdir/name{.otf2,.def,/} to outdir, the anchor last: an old archive of
- * the same name is replaced only once the new one is complete. */
-static int move_into_place(const char *tmpdir, const char *outdir, const char *name, tsync_ctx *ctx)
-{
-    static const char *const parts[] = { "", ".def", ".otf2" };
-    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-        char *from = NULL, *to = NULL, *old = NULL;
-        int rc = TSYNC_OK;
-        from = tsync__strfmt("%s/%s%s", tmpdir, name, parts[i]);
-        to = tsync__strfmt("%s/%s%s", outdir, name, parts[i]);
-        old = tsync__strfmt("%s/old%s", tmpdir, parts[i]);
-        if (!from || !to || !old) {
-            rc = tsync__oom(ctx);
-        } else if (access(from, F_OK) == 0) {
-            if (access(to, F_OK) == 0 && rename(to, old) != 0)
-                rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot replace: %s", to, strerror(errno));
-            else if (rename(from, to) != 0)
-                rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot move the output into place: %s", to,
-                                 strerror(errno));
-        }
-        free(from), free(to), free(old);
-        if (rc)
-            return rc;
-    }
-    return TSYNC_OK;
-}
-
 /* Refuses to write over the input itself. */
 static int same_file(const char *a, const char *b)
 {
@@ -412,7 +397,7 @@ static int scan_times(struct write_state *w)
 int tsync__otf2_write(const tsync_trace *t, const tsync_timeline *tl, const char *outdir, tsync_ctx *ctx)
 {
     struct write_state w;
-    char *indir = NULL, *name = NULL, *tmpdir = NULL;
+    char *indir = NULL, *name = NULL, *tmpdir = NULL, why[600];
     int rc;
 
     memset(&w, 0, sizeof(w));
@@ -430,21 +415,33 @@ int tsync__otf2_write(const tsync_trace *t, const tsync_timeline *tl, const char
                          "another -o so that the input stays untouched", outdir);
         goto out;
     }
-    tmpdir = tsync__strfmt("%s/.tracesync-XXXXXX", outdir);
-    if (!tmpdir || !mkdtemp(tmpdir)) {
-        rc = tmpdir ? tsync__fail(ctx, TSYNC_EIO, "%s: cannot create a temporary directory: %s",
-                                  outdir, strerror(errno))
-                    : tsync__oom(ctx);
+    if ((rc = tsync__outdir_begin(&tmpdir, outdir, ctx)))
         goto out;
-    }
     OTF2_Error_RegisterCallback(tsync__otf2_quiet_errors, NULL);
+    w.watch = tsync__otf2_watch_begin();
     rc = copy_archive(&w, tmpdir, name);
-    if (rc == TSYNC_OK)
-        rc = move_into_place(tmpdir, outdir, name, ctx);
+    if (rc == TSYNC_OK && tsync__otf2_watch_failed(w.watch, why, sizeof(why))) {
+        size_t k = strlen(tmpdir);  /* names the file as it would have been in OUTDIR */
+        int in_tmp = strncmp(why, tmpdir, k) == 0;
+        size_t o = strlen(outdir);
+        while (o > 1 && outdir[o - 1] == '/')
+            o--;
+        rc = tsync__fail(ctx, TSYNC_EIO, "%.*s/%s.otf2: cannot write the corrected archive: "
+                         "%.*s%s; nothing was written", (int)o, outdir, name, in_tmp ? (int)o : 0,
+                         outdir, in_tmp ? why + k : why);
+    }
+    if (rc == TSYNC_OK) {
+        /* The directory before its anchor: an archive is complete when its anchor appears. */
+        char *parts[3] = { tsync__strfmt("%s", name), tsync__strfmt("%s.def", name),
+                           tsync__strfmt("%s.otf2", name) };
+        if (!parts[0] || !parts[1] || !parts[2])
+            rc = tsync__oom(ctx);
+        else
+            rc = tsync__outdir_commit(tmpdir, outdir, (const char *const *)parts, 3, ctx);
+        free(parts[0]), free(parts[1]), free(parts[2]);
+    }
 out:
-    if (tmpdir)
-        tsync__remove_tree(tmpdir);
-    free(tmpdir);
+    tsync__outdir_end(tmpdir);
     free(indir);
     free(name);
     return rc;

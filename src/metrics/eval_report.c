@@ -54,9 +54,10 @@ void tsync_eval_report_print(const tsync_eval_report *r, const tsync_trace *corr
             (unsigned long long)r->messages, (unsigned long long)r->logical_messages);
     fprintf(out, "  reversed             %llu (%.2f %%)\n", (unsigned long long)r->reversed,
             share(r->reversed, total));
-    fprintf(out, "  violations           %llu (%.2f %%) with minimum latency %g us intra-node, "
-            "%g us inter-node\n", (unsigned long long)r->violations, share(r->violations, total),
-            r->latency_intra_s * 1e6, r->latency_inter_s * 1e6);
+    fprintf(out, "  violations           %llu (%.2f %%) with minimum latency %s intra-node, "
+            "%s inter-node\n", (unsigned long long)r->violations, share(r->violations, total),
+            tsync__fmt_seconds(a, sizeof(a), r->latency_intra_s),
+            tsync__fmt_seconds(b, sizeof(b), r->latency_inter_s));
     if (r->order_changed)
         fprintf(out, "  event order          CHANGED: location %llu, event %llu differs from the "
                 "truth\n", (unsigned long long)r->order_location, (unsigned long long)r->order_event);

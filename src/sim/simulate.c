@@ -43,6 +43,7 @@
 #include "tracesync/version.h"
 #include "util/ctx.h"
 #include "util/fs.h"
+#include "util/outdir.h"
 #include "util/str.h"
 
 /* ---- setup ------------------------------------------------------------------- */
@@ -343,29 +344,10 @@ static int write_scenario(const struct tsync_sim *s, const tsync_sim_result *r, 
 
 /* ---- output directory ------------------------------------------------------------ */
 
-/* Moves the files from tmp to outdir, replacing earlier ones; anchors last, so an
- * archive is complete when its anchor appears. */
-static int move_outputs(const char *tmp, const char *outdir, tsync_ctx *ctx)
-{
-    static const char *const names[] = { "trace", "trace.def", "truth", "truth.def",
-                                         "scenario.json", "trace.csv", "truth.csv",
-                                         "trace.otf2", "truth.otf2" };
-    int rc = TSYNC_OK;
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !rc; i++) {
-        char *from = tsync__strfmt("%s/%s", tmp, names[i]), *to = tsync__strfmt("%s/%s", outdir, names[i]);
-        if (!from || !to)
-            rc = tsync__oom(ctx);
-        else if (access(from, F_OK) == 0) {
-            tsync__remove_tree(to);
-            if (rename(from, to) != 0)
-                rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot move the output into place: %s", to,
-                                 strerror(errno));
-        }
-        free(from);
-        free(to);
-    }
-    return rc;
-}
+/* What a run writes, anchors last: an archive is complete when its anchor appears. */
+static const char *const outputs[] = { "trace", "trace.def", "truth", "truth.def",
+                                       "scenario.json", "trace.csv", "truth.csv",
+                                       "trace.otf2", "truth.otf2" };
 
 int tsync_sim_run(tsync_sim_result *out, const tsync_sim_opts *o, const char *outdir, tsync_ctx *ctx)
 {
@@ -379,17 +361,8 @@ int tsync_sim_run(tsync_sim_result *out, const tsync_sim_opts *o, const char *ou
         return rc;
     if (!outdir || !*outdir)
         return tsync__fail(ctx, TSYNC_EINVAL, "simulate: no output directory");
-    if ((rc = setup(&s, o, ctx)) || (rc = tsync__mkdirs(outdir, ctx)))
+    if ((rc = setup(&s, o, ctx)) || (rc = tsync__outdir_begin(&tmp, outdir, ctx)))
         goto out;
-    tmp = tsync__strfmt("%s/.tracesync-sim-XXXXXX", outdir);
-    if (!tmp || !mkdtemp(tmp)) {
-        rc = tmp ? tsync__fail(ctx, TSYNC_EIO, "%s: cannot create a temporary directory: %s",
-                               outdir, strerror(errno))
-                 : tsync__oom(ctx);
-        free(tmp);
-        tmp = NULL;
-        goto out;
-    }
     if (o->format == TSYNC_SIM_CSV)
         rc = tsync__hosts_run(&s, &res, tmp);
     else if ((rc = open_archives(&s, tmp)) == TSYNC_OK)
@@ -411,14 +384,13 @@ int tsync_sim_run(tsync_sim_result *out, const tsync_sim_opts *o, const char *ou
         rc = tsync__oom(ctx);
         goto out;
     }
-    if ((rc = write_scenario(&s, &res, json)) || (rc = move_outputs(tmp, outdir, ctx)))
+    if ((rc = write_scenario(&s, &res, json)) || (rc = tsync__outdir_commit(tmp, outdir, outputs, sizeof(outputs) / sizeof(outputs[0]),
+                                    ctx)))
         goto out;
     if (out)
         *out = res;
 out:
-    if (tmp)
-        tsync__remove_tree(tmp);
-    free(tmp);
+    tsync__outdir_end(tmp);
     free(json);
     teardown(&s);
     return rc;

@@ -3,9 +3,11 @@
  * This runs once per event of the trace (10^7 and more), so each location's
  * times go through tsync_time_map_eval_array, which walks the map's segments
  * forward along the (non-decreasing) raw times instead of searching per event.
- * A second pass checks that no location's corrected time goes back where its
- * raw time did not: maps are monotone by construction, so a failure is a bug.
+ * A second pass checks that no time left the int64 range (evaluation saturates)
+ * and that no location's corrected time goes back where its raw time did not:
+ * maps are monotone by construction, so a failure there is a bug.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "timemap/map_set.h"
@@ -34,8 +36,16 @@ int tsync_map_set_apply(const tsync_map_set *set, const tsync_trace *t, tsync_ti
             memcpy(out, raw, n * sizeof(*out));
         } else {
             tsync_time_map_eval_array(set->of[i], raw, out, n);
-            for (size_t j = 1; j < n; j++) {
-                if (out[j] < out[j - 1] && raw[j] >= raw[j - 1])
+            for (size_t j = 0; j < n; j++) {
+                /* Evaluation saturates at the int64 limits: such a time is not a time. */
+                if (out[j] == INT64_MAX || out[j] == INT64_MIN)
+                    return tsync__fail(ctx, TSYNC_EINVAL,
+                                       "%s: location %llu (%s): event %zu: raw time %lld maps "
+                                       "outside the 64-bit time range (the map's offset or slope "
+                                       "is too large for this trace)", t->path,
+                                       (unsigned long long)l->ref, l->name ? l->name : "", j,
+                                       (long long)raw[j]);
+                if (j > 0 && out[j] < out[j - 1] && raw[j] >= raw[j - 1])
                     return tsync__fail(ctx, TSYNC_EINCONSISTENT,
                                        "%s: location %llu (%s): event %zu: mapped time %lld is "
                                        "before %lld of event %zu although its raw time %lld is "

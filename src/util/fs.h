@@ -1,4 +1,4 @@
-/* fs.h - directories: the library's one mkdir -p and rm -r. */
+/* fs.h - directories: the library's one mkdir -p and rm -r, and fsync. */
 #ifndef TSYNC_UTIL_FS_H
 #define TSYNC_UTIL_FS_H
 
@@ -9,7 +9,14 @@
 int tsync__mkdirs(const char *path, tsync_ctx *ctx);
 
 /* Removes a file or a directory tree, like rm -r; best effort, for the library's
- * own temporary output only. Symbolic links are removed, not followed. */
+ * own temporary output only. Symbolic links are removed, not followed. Uses only
+ * async-signal-safe calls: signal handlers may call it. */
 void tsync__remove_tree(const char *path);
+
+/* fsync of every file and directory below `path` (and of `path`), or of the one
+ * directory: data reach the disk, or the error (ENOSPC, EIO) is reported naming the
+ * file. Returns 0, TSYNC_EIO or TSYNC_ENOMEM. */
+int tsync__fsync_tree(const char *path, tsync_ctx *ctx);
+int tsync__fsync_dir(const char *path, tsync_ctx *ctx);
 
 #endif

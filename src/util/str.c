@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/str.h"
 
@@ -19,4 +20,12 @@ char *tsync__strfmt(const char *fmt, ...)
     vsnprintf(s, (size_t)n + 1, fmt, ap);
     va_end(ap);
     return s;
+}
+
+char *tsync__path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return tsync__strfmt("%.*s%s%s", (int)n, dir, n && dir[n - 1] == '/' ? "" : "/", name);
 }

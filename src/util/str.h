@@ -7,4 +7,8 @@
 /* A malloc'ed formatted string, or NULL when out of memory. */
 char *tsync__strfmt(const char *fmt, ...) TSYNC_PRINTF(1, 2);
 
+/* "dir/name", malloc'ed, with dir's trailing slashes dropped ("out/" + "t.otf2" is
+ * "out/t.otf2", "/" + "t" is "/t"); NULL when out of memory. */
+char *tsync__path_join(const char *dir, const char *name);
+
 #endif

@@ -36,7 +36,8 @@ int tsync__parse_seconds(const char *text, double *out)
 static const char *fmt(char *buf, size_t size, double s, const char *format)
 {
     static const struct { double scale; const char *unit; } units[] = {
-        { 1.0, "s" }, { 1e-3, "ms" }, { 1e-6, "us" }, { 1e-9, "ns" }
+        { 3600.0, "h" }, { 60.0, "min" }, { 1.0, "s" }, { 1e-3, "ms" }, { 1e-6, "us" },
+        { 1e-9, "ns" }
     };
     size_t u = 0;
     if (s == 0) {

@@ -181,8 +181,13 @@ run 2 "$TRACESYNC" clc basic/traces.otf2 -o bad5 --gamma x
 contains err.txt "not a number"
 run 2 "$TRACESYNC" clc basic/traces.otf2 -o bad6 --latency-file nothere.txt
 contains err.txt "nothere.txt"
-run 2 "$TRACESYNC" clc basic/traces.otf2 -o bad7 --report nodir/r.json
-contains err.txt "nodir/r.json"
+touch afile
+run 2 "$TRACESYNC" clc basic/traces.otf2 -o bad7 --report afile/r.json
+contains err.txt "--report afile/r.json: "
+# The report's directory is made like OUTDIR (the README's example on a fresh directory).
+run 0 "$TRACESYNC" clc basic/traces.otf2 -o fresh/ --report fresh/r.json -q
+[ -f fresh/r.json ] && [ -f fresh/traces.otf2 ] || fail "fresh: $(ls -A fresh)"
+contains out.txt "clc: basic/traces.otf2 -> fresh/traces.otf2"
 run 2 "$TRACESYNC" clc basic/traces.otf2 -o bad8 --passes 0
 contains err.txt "passes"
 # ClockOffset records that would send time back: the pre-synchronization (which

@@ -775,7 +775,7 @@ static void test_print(void **state)
     assert_non_null(strstr(buf, "  locations            3 (clock domains by node: 2)\n"));
     assert_non_null(strstr(buf, "  messages             1 point-to-point, 6 logical (collectives)\n"));
     assert_non_null(strstr(buf, "  reversed             2 (28.57 %): 1 point-to-point, 1 logical\n"));
-    assert_non_null(strstr(buf, "  violations           4 (57.14 %) with minimum latency 0.3 us "
+    assert_non_null(strstr(buf, "  violations           4 (57.14 %) with minimum latency 300 ns "
                                 "intra-node, 1 us inter-node\n"));
     assert_non_null(strstr(buf, "  displacement         avg 12.5 ms, max 25 ms (reversed messages)\n"));
     assert_non_null(strstr(buf, "  worst pairs          rank 2 (id 2) -> rank 0 (id 0): 2 violations, "
