@@ -66,6 +66,8 @@ static int64_t shift_to_positive(const struct tsync_trace *t, tsync_timeline *tl
 
 static void same_latencies(tsync_sync_opts *o)
 {
+    o->open.split_reversal_s = TSYNC_SPLIT_LATENCIES * fmax(o->check.latency_intra_s,
+                                                            o->check.latency_inter_s);
     o->estimate.latency_intra_s = o->clc_opts.latency_intra_s = o->check.latency_intra_s;
     o->estimate.latency_inter_s = o->clc_opts.latency_inter_s = o->check.latency_inter_s;
 }
@@ -151,12 +153,18 @@ void tsync_sync_result_print(const tsync_sync_result *r, FILE *out)
 {
     char a[32], b[32];
     fprintf(out, "sync: %s -> %s\n", tsync_trace_path(r->trace), r->output);
-    fprintf(out, "  %-14s %u location%s in %u clock domain%s (%s %s)\n", "trace",
+    fprintf(out, "  %-14s %u location%s in %u clock domain%s (%s %s", "trace",
             tsync_trace_location_count(r->trace), tsync_trace_location_count(r->trace) == 1 ? "" : "s",
             tsync_trace_domain_count(r->trace), tsync_trace_domain_count(r->trace) == 1 ? "" : "s",
             tsync_trace_domain_file(r->trace) ? "from" : "by",
             tsync_trace_domain_file(r->trace) ? tsync_trace_domain_file(r->trace)
                                               : tsync_trace_domain_rule(r->trace));
+    for (size_t i = 0; i < tsync_trace_split_count(r->trace); i++) {
+        const tsync_domain_split *sp = tsync_trace_get_split(r->trace, i);
+        fprintf(out, "%s\"%s\" into %u", i ? ", " : "; split where their messages contradict "
+                "one clock: ", sp->name, sp->n_parts);
+    }
+    fprintf(out, ")\n");
     print_counts("before", r->before, out);
     if (r->estimate) {
         uint32_t nd = tsync_estimate_domain_count(r->estimate), bounded = 0, other = 0;

@@ -22,7 +22,8 @@ extern "C" {
 #endif
 
 /** Options of every stage; initialize with TSYNC_SYNC_OPTS_INIT. The minimum latencies
- * of the check options are used by estimation and the CLC too. */
+ * of the check options are used by estimation and the CLC too, and set the limit for
+ * splitting clock domains (open.split_reversal_s: TSYNC_SPLIT_LATENCIES x the larger). */
 typedef struct {
     unsigned version;
     tsync_open_opts open;

@@ -52,8 +52,15 @@ typedef uint32_t tsync_loc;
 enum tsync_domain_rule {
     TSYNC_DOMAIN_NODE = 0,     /* all locations below one system tree node share a clock */
     TSYNC_DOMAIN_LOCATION = 1, /* every location has its own clock */
-    TSYNC_DOMAIN_FILE = 2      /* as the domain file says (domain_file, version 2 on) */
+    TSYNC_DOMAIN_FILE = 2,     /* as the domain file says (domain_file, version 2 on) */
+    TSYNC_DOMAIN_AUTO = 3      /* the default (version 3 on): by node, and a node whose own
+                                * messages contradict one clock is split into the groups
+                                * of locations they support (tsync_trace_get_split) */
 };
+
+/** A domain is split (TSYNC_DOMAIN_AUTO) where messages between its locations arrive
+ *  before they were sent by more than this many minimum latencies. */
+#define TSYNC_SPLIT_LATENCIES 10
 
 /** Options for tsync_trace_open; initialize with TSYNC_OPEN_OPTS_INIT. */
 typedef struct {
@@ -61,14 +68,18 @@ typedef struct {
     enum tsync_domain_rule domains;
     const char *domain_file;   /* the domain file, with TSYNC_DOMAIN_FILE (and only then);
                                   version 2 on; copied, read by tsync_trace_open */
+    double split_reversal_s;   /* with TSYNC_DOMAIN_AUTO: a domain is split where its
+                                  messages arrive more than this before they were sent
+                                  (version 3 on; default TSYNC_SPLIT_LATENCIES x the
+                                  default inter-node minimum latency of 1 us) */
 } tsync_open_opts;
-#define TSYNC_OPEN_OPTS_VERSION 2
-#define TSYNC_OPEN_OPTS_INIT { TSYNC_OPEN_OPTS_VERSION, TSYNC_DOMAIN_NODE, NULL }
+#define TSYNC_OPEN_OPTS_VERSION 3
+#define TSYNC_OPEN_OPTS_INIT { TSYNC_OPEN_OPTS_VERSION, TSYNC_DOMAIN_AUTO, NULL, 10e-6 }
 
 /**
  * Reads a trace. `path` names an OTF2 anchor file (".../traces.otf2") or a CSV of
- * messages (".csv"). `opts` may be NULL (domains by node). ClockOffset records are
- * read, not applied. Unmatched messages and locations a domain file does not list
+ * messages (".csv"). `opts` may be NULL (domains by node, none split). ClockOffset
+ * records are read, not applied. Unmatched messages and locations a domain file does not list
  * are warnings (through the context's log callback) and are counted.
  * @return 0, or TSYNC_EIO (missing trace or domain file), TSYNC_EFORMAT (corrupt or
  *         truncated trace; a domain file that is not one, "FILE:LINE: ..."),
@@ -89,10 +100,27 @@ TSYNC_API uint64_t tsync_trace_event_count(const tsync_trace *trace);
 TSYNC_API uint64_t tsync_trace_message_count(const tsync_trace *trace);
 TSYNC_API uint64_t tsync_trace_collective_count(const tsync_trace *trace);
 TSYNC_API uint32_t tsync_trace_domain_count(const tsync_trace *trace);
-/** The rule used to form clock domains, as text ("node", "location", "file"). */
+/** The rule used to form clock domains, as text ("node", "location", "file"; the
+ *  default TSYNC_DOMAIN_AUTO is "node", with its splits in tsync_trace_get_split). */
 TSYNC_API const char *tsync_trace_domain_rule(const tsync_trace *trace);
 /** The domain file the clock domains come from (rule "file"), else NULL. */
 TSYNC_API const char *tsync_trace_domain_file(const tsync_trace *trace);
+/** A clock domain of the node rule that the trace's own messages contradict, and the
+ *  domains it was split into (TSYNC_DOMAIN_AUTO). */
+typedef struct {
+    const char *name;          /* the domain as the node rule formed it */
+    uint32_t n_parts;          /* the clock domains it became (2 or more) */
+    const uint32_t *parts;     /* their indices (tsync_trace_domain_name) */
+    uint64_t messages;         /* messages between its locations */
+    uint64_t contradicting;    /* ... that arrive more than limit_s before they were sent */
+    double max_reversal_s;     /* the largest send - receive among them, s */
+    double limit_s;            /* the limit (tsync_open_opts.split_reversal_s) */
+} tsync_domain_split;
+
+/** How many domains were split; 0 unless the rule was TSYNC_DOMAIN_AUTO. */
+TSYNC_API size_t tsync_trace_split_count(const tsync_trace *trace);
+/** Split `i` (0 .. count-1), or NULL when out of range. Borrowed from the trace. */
+TSYNC_API const tsync_domain_split *tsync_trace_get_split(const tsync_trace *trace, size_t i);
 /** Bytes of memory the trace holds for its events, messages and collectives. */
 TSYNC_API size_t tsync_trace_memory(const tsync_trace *trace);
 

@@ -1,5 +1,6 @@
 /* cmd_check.c - `tracesync check`: the clock condition report of each input. */
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,7 @@ int cmd_check(int argc, char **argv)
         tsync_ctx_free(ctx);
         return EXIT_USAGE;
     }
+    oo.split_reversal_s = TSYNC_SPLIT_LATENCIES * fmax(co.latency_intra_s, co.latency_inter_s);
     if (json && argc - optind > 1)
         printf("[\n");
     for (int i = optind; i < argc; i++) {

@@ -109,6 +109,7 @@ int cmd_estimate(int argc, char **argv)
     }
     eo.latency_intra_s = lat.latency_intra_s;
     eo.latency_inter_s = lat.latency_inter_s;
+    oo.split_reversal_s = TSYNC_SPLIT_LATENCIES * fmax(lat.latency_intra_s, lat.latency_inter_s);
     if (json && argc - optind > 1)
         printf("[\n");
     for (int i = optind; i < argc && rc == EXIT_OK; i++)

@@ -11,6 +11,7 @@
 #include "graph/graph.h"
 #include "util/ctx.h"
 #include "util/str.h"
+#include "util/units.h"
 
 /* Everything the run holds until the result is built. */
 struct run {
@@ -704,11 +705,25 @@ static int fill_grouping(struct run *r)
     tsync_estimate *e = r->e;
     tsync_estimate_grouping *gr = &e->grouping;
     const char *file = tsync_trace_domain_file(r->t);
+    const struct tsync_trace *t = r->t;
+    char a[32], b[32];
     char *how = file ? tsync__strfmt("the locations share clocks as the domain file %s says", file)
-                     : tsync__strfmt("%s", r->t->domain_rule == TSYNC_DOMAIN_NODE
-                                               ? "all locations of a node share one clock (the "
-                                                 "default)"
-                                               : "every location has its own clock");
+              : t->domain_rule == TSYNC_DOMAIN_LOCATION
+                  ? tsync__strfmt("every location has its own clock")
+              : t->domain_rule == TSYNC_DOMAIN_NODE
+                  ? tsync__strfmt("all locations of a node share one clock (as asked)")
+              : !t->n_splits
+                  ? tsync__strfmt("all locations of a node share one clock (the default)")
+                  : tsync__strfmt("all locations of a node share one clock (the default), except "
+                                  "where their own messages contradict it: %zu node%s split "
+                                  "(\"%s\" into %u domains: %llu of %llu messages between its "
+                                  "locations arrive before they were sent, up to %s, more than "
+                                  "%s)", t->n_splits, t->n_splits == 1 ? "" : "s",
+                                  t->splits[0].name, t->splits[0].n_parts,
+                                  (unsigned long long)t->splits[0].contradicting,
+                                  (unsigned long long)t->splits[0].messages,
+                                  tsync__fmt_seconds(a, sizeof(a), t->splits[0].max_reversal_s),
+                                  tsync__fmt_seconds(b, sizeof(b), t->splits[0].limit_s));
     if (!how)
         return tsync__oom(r->ctx);
     gr->rule = tsync_trace_domain_rule(r->t);

@@ -75,6 +75,28 @@ static json_t *edge_json(const tsync_estimate *e, const tsync_estimate_edge *x)
                      (json_int_t)x->rejected, "pieces", (int)x->pieces, "in_tree", x->in_tree);
 }
 
+/* The domains of the node rule that their own messages split (TSYNC_DOMAIN_AUTO). */
+static json_t *splits_json(const tsync_trace *t)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < t->n_splits; i++) {
+        const tsync_domain_split *sp = &t->splits[i];
+        json_t *into = json_array();
+        for (uint32_t k = 0; into && k < sp->n_parts; k++)
+            if (json_array_append_new(into, json_string(t->domains[sp->parts[k]].name)))
+                into = NULL;
+        if (json_array_append_new(a, json_pack("{s:s, s:o, s:I, s:I, s:f, s:f}", "domain",
+                                               sp->name, "into", into, "messages",
+                                               (json_int_t)sp->messages, "contradicting",
+                                               (json_int_t)sp->contradicting, "max_reversal_s",
+                                               sp->max_reversal_s, "limit_s", sp->limit_s))) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
 /* Per component: its reference, the rule that chose it and why. */
 static json_t *references_json(const tsync_estimate *e)
 {
@@ -146,12 +168,12 @@ static json_t *estimate_json(const tsync_estimate *e, const tsync_trace *t)
         return NULL;
     }
     if (!o || json_object_set_new(o, "grouping",
-                                  json_pack("{s:s, s:s, s:I, s:I, s:I, s:f}", "rule", g->rule,
-                                            "reason", g->reason, "messages",
+                                  json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:o}", "rule",
+                                            g->rule, "reason", g->reason, "messages",
                                             (json_int_t)g->messages, "reversed",
                                             (json_int_t)g->reversed, "contradicting",
                                             (json_int_t)g->contradicting, "max_reversal_s",
-                                            g->max_reversal_s)) ||
+                                            g->max_reversal_s, "split", splits_json(t))) ||
         json_object_set_new(o, "reference_rule", json_string(e->opts.reference_rule ==
                                                              TSYNC_REFERENCE_AUTO ? "auto"
                                                                                   : "global")) ||

@@ -49,6 +49,11 @@ void tsync_trace_free(tsync_trace *t)
     free(t->collectives);
     free(t->members);
     free(t->offsets);
+    for (size_t i = 0; i < t->n_splits; i++) {
+        free((char *)t->splits[i].name);
+        free((uint32_t *)t->splits[i].parts);
+    }
+    free(t->splits);
     free(t->domain_file);
     free(t->path);
     free(t);
@@ -109,6 +114,12 @@ const char *tsync_trace_domain_rule(const tsync_trace *t)
 }
 
 const char *tsync_trace_domain_file(const tsync_trace *t) { return t->domain_file; }
+size_t tsync_trace_split_count(const tsync_trace *t) { return t->n_splits; }
+
+const tsync_domain_split *tsync_trace_get_split(const tsync_trace *t, size_t i)
+{
+    return i < t->n_splits ? &t->splits[i] : NULL;
+}
 
 char *tsync__own_domain_name(const struct tsync_trace *t, tsync_loc loc)
 {

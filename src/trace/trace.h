@@ -101,6 +101,8 @@ struct tsync_trace {
     uint64_t realtime;
     enum tsync_domain_rule domain_rule;
     char *domain_file;          /* the domain file (TSYNC_DOMAIN_FILE), else NULL */
+    size_t n_splits;            /* domains of the node rule split by the data (AUTO) */
+    tsync_domain_split *splits; /* each owning its name and parts */
 
     uint32_t n_locations;
     struct tsync_location *locations;
@@ -135,6 +137,12 @@ struct tsync_trace *tsync__trace_alloc(const char *path);
 /* The name of a location's own clock domain (TSYNC_DOMAIN_LOCATION): "location ID"
  * in OTF2, the location's name in a CSV. Malloc'ed; NULL when out of memory. */
 char *tsync__own_domain_name(const struct tsync_trace *t, tsync_loc loc);
+/* TSYNC_DOMAIN_AUTO (domain_split.c): splits every domain whose messages between
+ * its own locations arrive more than `limit` ticks before they were sent into the
+ * groups of locations the messages support, renumbers the domains, records the
+ * splits, warns for each, and sets the rule to TSYNC_DOMAIN_AUTO. 0 or TSYNC_ENOMEM
+ * (the trace is then only fit to be freed). */
+int tsync__split_domains(struct tsync_trace *t, int64_t limit, tsync_ctx *ctx);
 /* Class of an OTF2_CollectiveOp (seed 002, section 4.1). */
 enum tsync_coll_class tsync__coll_class(uint32_t otf2_op);
 /* Seconds between two tick values, for people. */

@@ -30,10 +30,23 @@ clockA   "Rank 0" rank:2
 clockB   1 3                # the second clock
 D
 
-# By node, the messages inside n0 and n1 contradict one clock per node.
-run 0 "$TRACESYNC" estimate in/traces.otf2 --json
+# By node, the messages inside n0 and n1 contradict one clock per node: with
+# --domains node a warning, ...
+run 0 "$TRACESYNC" estimate in/traces.otf2 --json --domains node
 json_eq out.txt 'd["estimate"]["grouping"]["contradicting"]' 2
 contains err.txt "do not share a clock"
+# ... by default both nodes are split, here into single locations (the pairs inside
+# them are contradicted, and no pair across them is inside a node).
+run 0 "$TRACESYNC" estimate in/traces.otf2 --json
+json_eq out.txt 'd["estimate"]["grouping"]["contradicting"]' 0
+json_eq out.txt '[(x["domain"], x["into"]) for x in d["estimate"]["grouping"]["split"]]' \
+    "[('n0', ['location 0', 'location 1']), ('n1', ['location 2', 'location 3'])]"
+# A domain file is never split: its contradicting messages are a warning.
+printf 'nodeA 0 1\nnodeB 2 3\n' > bynode.txt
+run 0 "$TRACESYNC" estimate in/traces.otf2 --json --domains bynode.txt
+json_eq out.txt 'd["estimate"]["grouping"]["contradicting"]' 2
+json_eq out.txt 'd["estimate"]["grouping"]["split"]' "[]"
+contains err.txt "correct the domain file"
 
 # check shows the grouping of the file.
 run 1 "$TRACESYNC" check in/traces.otf2 --domains clocks.txt --json

@@ -125,14 +125,30 @@ json_eq out.txt 'd["estimate"]["global_lsq"]' True
 
 # ---- the EZTrace sample: all ranks below one node, each with its own clock ------------------
 IN="$DATA/eztrace-pingring/eztrace_log.otf2"
-run 0 "$TRACESYNC" estimate "$IN"
+# --domains node keeps the node whole, as asked: the messages contradict it.
+run 0 "$TRACESYNC" estimate "$IN" --domains node
 contains out.txt "grouping    node"
-contains out.txt "contradicted"
+contains out.txt "(as asked), but contradicted"
 contains out.txt "try --domains location"
 contains err.txt "do not share a clock"
-run 0 "$TRACESYNC" estimate "$IN" --json -q
+run 0 "$TRACESYNC" estimate "$IN" --json -q --domains node
 json_eq out.txt 'd["estimate"]["grouping"]["contradicting"]' 10
+json_eq out.txt 'd["estimate"]["grouping"]["split"]' "[]"
 json_eq out.txt 'd["estimate"]["domains"][0]["kind"]' absent
+# By default the data decide: the node is split, here into its four ranks, and the
+# report says what was split and why.
+run 0 "$TRACESYNC" estimate "$IN"
+contains out.txt "grouping    node: all locations of a node share one clock (the default), except where their own messages contradict it: 1 node split (\"pingring\" into 4 domains: 10 of 22 messages"
+contains err.txt 'clock domain "pingring" split into 4'
+run 0 "$TRACESYNC" estimate "$IN" --json -q
+cp out.txt ez-default.json
+json_eq out.txt 'd["estimate"]["grouping"]["rule"]' node
+json_eq out.txt 'd["estimate"]["grouping"]["contradicting"]' 0
+json_eq out.txt '[(s["domain"], s["messages"], s["contradicting"], round(s["max_reversal_s"], 6), s["limit_s"]) for s in d["estimate"]["grouping"]["split"]]' "[('pingring', 22, 10, 0.219823, 1e-05)]"
+json_eq out.txt 'd["estimate"]["grouping"]["split"][0]["into"]' "['location 0', 'location 536870911', 'location 1073741822', 'location 1610612733']"
+# The limit follows the minimum latencies (10 of the larger one).
+run 0 "$TRACESYNC" estimate "$IN" --json -q --latency intra=1us,inter=3us
+json_eq out.txt 'd["estimate"]["grouping"]["split"][0]["limit_s"]' 3e-05
 
 # One clock per location: the offsets measured while recording (README: relative to
 # location 0, from the start and end samples, 1203 ns apart at most) lie within the
@@ -148,6 +164,9 @@ within ez.json 536870911 -218542716 1203
 within ez.json 1073741822 -220732794 1203
 within ez.json 1610612733 -218537055 1203
 within ez.json 536870911 -218541969 1203
+# The default grouping gives the same maps.
+python3 -c 'import json,sys; a=json.load(open("ez.json")); b=json.load(open("ez-default.json")); sys.exit(a["maps"] != b["maps"] or a["estimate"]["domains"] != b["estimate"]["domains"])' ||
+    fail "the default grouping's maps differ from --domains location's"
 # The shift keeps every corrected time positive: apply can write the archive.
 run 0 "$TRACESYNC" apply ez.json "$IN" -o ez-fixed -q
 [ -f ez-fixed/eztrace_log.otf2 ] || fail "no corrected archive"

@@ -14,6 +14,10 @@ json_eq out.txt 'round(d["p2p"]["displacement_max_s"], 6)' 0.219823
 json_eq out.txt 'd["domain_rule"]' node
 # EZTrace records no receive for messages completed in MPI_Wait: a warning, not an error.
 contains err.txt "unmatched"
+# One node, but the ranks' messages contradict one clock: four clock domains.
+json_eq out.txt 'd["domains"]' 4
+run 1 "$TRACESYNC" check "$IN" --json --domains node -q
+json_eq out.txt 'd["domains"]' 1
 
 # Copy with unchanged timestamps: otf2-print sees the same trace.
 cat > zero.json <<'J'
@@ -53,5 +57,29 @@ per_location in.txt >in.rec
 per_location fixed.txt >fixed.rec
 cmp -s in.rec fixed.rec || fail "records changed: $(diff in.rec fixed.rec | head)"
 cmp -s in.txt fixed.txt && fail "timestamps did not change"
+
+# sync with its defaults repairs the sample as well as --domains location: the same
+# maps, the same trace, the report names the split and the reference.
+run 0 "$TRACESYNC" sync "$IN" -o def --report def.json
+contains out.txt '4 locations in 4 clock domains (by node; split where their messages contradict one clock: "pingring" into 4)'
+contains out.txt "reference location 0 (MPI rank 0)"
+contains out.txt "CONSISTENT"
+run 0 "$TRACESYNC" sync "$IN" -o loc --domains location --report loc.json -q
+json_eq def.json '(d["after_maps"]["violations"], d["after"]["violations"], round(d["after_maps"]["displacement_max_s"], 7))' "(8, 0, 0.0001661)"
+python3 - <<'P' || fail "the default sync differs from --domains location's"
+import json, sys
+a, b = json.load(open("def.json")), json.load(open("loc.json"))
+for k in ("after_maps", "after", "deviation", "shift_ticks"):
+    if k in ("after_maps", "after"):
+        a[k].pop("domain_rule"); b[k].pop("domain_rule")
+        a[k].pop("clock_domains", None); b[k].pop("clock_domains", None)
+    if a[k] != b[k]:
+        sys.exit("%s differs" % k)
+if a["estimate"]["maps"] != b["estimate"]["maps"]:
+    sys.exit("maps differ")
+P
+otf2-print def/eztrace_log.otf2 >def.txt 2>/dev/null
+otf2-print loc/eztrace_log.otf2 >loc.txt 2>/dev/null
+cmp -s def.txt loc.txt || fail "the default sync's trace differs from --domains location's"
 
 [ "$(tree_sum "$DATA/eztrace-pingring")" = "$before" ] || fail "the input was modified"

@@ -1,0 +1,290 @@
+/* domain_split.c - clock domains that the trace's own messages contradict, split into
+ * the groups of locations the messages support (the default grouping,
+ * TSYNC_DOMAIN_AUTO).
+ *
+ * By default all locations of a node share one clock. With one clock a message cannot
+ * arrive before it was sent; where messages between two locations of one domain do,
+ * by more than `limit` (10 minimum latencies: far more than a shared clock read on two
+ * cores can differ), those locations do not share a clock. EZTrace's ranks, for one,
+ * each start their clock at their own time, tens of milliseconds apart.
+ *
+ * Such a domain is split. Two of its locations stay together when messages go both
+ * ways between them and none contradicts one clock: messages in one direction only
+ * bound the offset on one side, and a clock 30 ms ahead looks the same as a shared one
+ * to them. Groups are joined pair by pair, the pairs with the most messages first,
+ * and never so that a group holds two locations whose messages contradict each other
+ * (union-find with that constraint). A location left alone gets a domain of its own,
+ * named as by TSYNC_DOMAIN_LOCATION; a group of several is named after the domain and
+ * its number ("node3.1"). Domains the messages do not contradict are kept as they are.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/trace.h"
+#include "util/ctx.h"
+#include "util/str.h"
+#include "util/units.h"
+
+/* More locations in one contradicted domain than this are split one per location:
+ * the pairwise table would grow with the square. */
+#define MAX_PAIRWISE 256
+
+/* Messages inside each domain: how many, how many contradict one clock, the worst. */
+struct inside {
+    uint64_t messages, contradicting;
+    int64_t max_reversal;
+};
+
+/* Messages from location a to location b of one domain. */
+struct pair_stat {
+    uint32_t n;
+    uint8_t contradicts;
+};
+
+struct cand {
+    uint32_t a, b, n;
+};
+
+static int cand_cmp(const void *pa, const void *pb)
+{
+    const struct cand *x = pa, *y = pb;
+    if (x->n != y->n)
+        return x->n > y->n ? -1 : 1;
+    if (x->a != y->a)
+        return x->a < y->a ? -1 : 1;
+    return x->b < y->b ? -1 : x->b > y->b;
+}
+
+static uint32_t find(uint32_t *up, uint32_t x)
+{
+    while (up[x] != x)
+        x = up[x] = up[up[x]];
+    return x;
+}
+
+/* Whether groups ra and rb hold two locations whose messages contradict. */
+static int groups_conflict(const struct pair_stat *ps, uint32_t *up, uint32_t k, uint32_t ra,
+                           uint32_t rb)
+{
+    for (uint32_t x = 0; x < k; x++) {
+        uint32_t gx = find(up, x);
+        if (gx != ra && gx != rb)
+            continue;
+        for (uint32_t y = 0; y < k; y++)
+            if (find(up, y) == (gx == ra ? rb : ra) &&
+                (ps[x * k + y].contradicts || ps[y * k + x].contradicts))
+                return 1;
+    }
+    return 0;
+}
+
+/* The groups of the k locations of domain d (pos[]: a location's place among them): group[i] in 0 .. *n_groups-1, in
+ * order of each group's first location. 0 or TSYNC_ENOMEM. */
+static int group_locations(const struct tsync_trace *t, uint32_t d, uint32_t k,
+                           const uint32_t *pos, int64_t limit, uint32_t *group,
+                           uint32_t *n_groups)
+{
+    struct pair_stat *ps = NULL;
+    struct cand *c = NULL;
+    uint32_t *up = malloc(k * sizeof(*up)), *id = malloc(k * sizeof(*id)), nc = 0;
+    int rc = TSYNC_ENOMEM;
+    if (!up || !id)
+        goto out;
+    for (uint32_t i = 0; i < k; i++)
+        up[i] = i;
+    if (k <= MAX_PAIRWISE) {
+        if (!(ps = calloc((size_t)k * k, sizeof(*ps))) ||
+            !(c = malloc(((size_t)k * (k - 1) / 2 + 1) * sizeof(*c))))
+            goto out;
+        for (size_t i = 0; i < t->n_messages; i++) {
+            const struct tsync_message *m = &t->messages[i];
+            const struct tsync_location *s = &t->locations[m->send_loc],
+                                        *r = &t->locations[m->recv_loc];
+            struct pair_stat *p;
+            if (s->domain != d || r->domain != d || m->send_loc == m->recv_loc)
+                continue;
+            p = &ps[(size_t)pos[m->send_loc] * k + pos[m->recv_loc]];
+            p->n++;
+            if (s->time[m->send_idx] - r->time[m->recv_idx] > limit)
+                p->contradicts = 1;
+        }
+        for (uint32_t a = 0; a < k; a++)
+            for (uint32_t b = a + 1; b < k; b++) {
+                const struct pair_stat *ab = &ps[a * k + b], *ba = &ps[b * k + a];
+                if (ab->n && ba->n && !ab->contradicts && !ba->contradicts)
+                    c[nc++] = (struct cand){ a, b, ab->n + ba->n };
+            }
+        qsort(c, nc, sizeof(*c), cand_cmp);
+        for (uint32_t i = 0; i < nc; i++) {
+            uint32_t ra = find(up, c[i].a), rb = find(up, c[i].b);
+            if (ra != rb && !groups_conflict(ps, up, k, ra, rb))
+                up[rb] = ra;
+        }
+    }
+    *n_groups = 0;
+    for (uint32_t i = 0; i < k; i++)
+        id[i] = UINT32_MAX;
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t root = find(up, i);
+        if (id[root] == UINT32_MAX)
+            id[root] = (*n_groups)++;
+        group[i] = id[root];
+    }
+    rc = 0;
+out:
+    free(ps);
+    free(c);
+    free(up);
+    free(id);
+    return rc;
+}
+
+/* The new domains of domain `d` (its k locations locs[], groups group[]) appended to
+ * dom[*nd ...]; every location's new domain in new_dom[]. 0 or TSYNC_ENOMEM. */
+static int add_parts(struct tsync_trace *t, uint32_t d, const tsync_loc *locs, uint32_t k,
+                     const uint32_t *group, uint32_t n_groups, struct tsync_domain *dom,
+                     uint32_t *nd, uint32_t *new_dom, tsync_domain_split *sp)
+{
+    uint32_t first = *nd, multi = 0;
+    uint32_t *parts = malloc(n_groups * sizeof(*parts));
+    if (!parts)
+        return TSYNC_ENOMEM;
+    for (uint32_t g = 0; g < n_groups; g++) {
+        uint32_t members = 0, one = 0;
+        for (uint32_t i = 0; i < k; i++)
+            if (group[i] == g) {
+                members++;
+                one = i;
+            }
+        dom[*nd].node = t->domains[d].node;
+        dom[*nd].name = members == 1 ? tsync__own_domain_name(t, locs[one])
+                                     : tsync__strfmt("%s.%u", t->domains[d].name, ++multi);
+        parts[g] = *nd;
+        if (!dom[(*nd)++].name) {
+            free(parts);
+            return TSYNC_ENOMEM;
+        }
+    }
+    for (uint32_t i = 0; i < k; i++)
+        new_dom[locs[i]] = first + group[i];
+    sp->n_parts = n_groups;
+    sp->parts = parts;
+    return 0;
+}
+
+/* What was split and why, one warning per domain. */
+static void warn_split(const struct tsync_trace *t, const tsync_domain_split *sp, tsync_ctx *ctx)
+{
+    char parts[256], a[32], b[32];
+    size_t len = 0;
+    for (uint32_t i = 0; i < sp->n_parts && len < sizeof(parts) - 64; i++)
+        len += (size_t)snprintf(parts + len, sizeof(parts) - len, "%s\"%s\"", i ? ", " : "",
+                                t->domains[sp->parts[i]].name);
+    tsync__warn(ctx, "%s: clock domain \"%s\" split into %u (%s%s): %llu of %llu messages "
+                "between its locations arrive before they were sent, up to %s, more than %s: "
+                "they do not share one clock", t->path, sp->name,
+                sp->n_parts, parts, len >= sizeof(parts) - 64 ? ", ..." : "",
+                (unsigned long long)sp->contradicting, (unsigned long long)sp->messages,
+                tsync__fmt_seconds(a, sizeof(a), sp->max_reversal_s),
+                tsync__fmt_seconds(b, sizeof(b), sp->limit_s));
+}
+
+int tsync__split_domains(struct tsync_trace *t, int64_t limit, tsync_ctx *ctx)
+{
+    uint32_t nd_old = t->n_domains, nd = 0, *pos = NULL, *count = NULL, *group = NULL,
+             *new_dom = NULL;
+    struct inside *in = calloc(nd_old ? nd_old : 1, sizeof(*in));
+    struct tsync_domain *dom = NULL;
+    tsync_loc *locs = NULL;
+    size_t n_split = 0;
+    int rc = TSYNC_ENOMEM;
+
+    if (!in)
+        return tsync__oom(ctx);
+    t->domain_rule = TSYNC_DOMAIN_AUTO;
+    for (size_t i = 0; i < t->n_messages; i++) {
+        const struct tsync_message *m = &t->messages[i];
+        const struct tsync_location *s = &t->locations[m->send_loc],
+                                    *r = &t->locations[m->recv_loc];
+        int64_t rev = s->time[m->send_idx] - r->time[m->recv_idx];
+        if (s->domain != r->domain || s->domain >= nd_old)
+            continue;
+        in[s->domain].messages++;
+        if (rev > limit)
+            in[s->domain].contradicting++;
+        if (rev > in[s->domain].max_reversal)
+            in[s->domain].max_reversal = rev;
+    }
+    for (uint32_t d = 0; d < nd_old; d++)
+        n_split += in[d].contradicting > 0;
+    if (!n_split) {
+        free(in);
+        return 0;
+    }
+    pos = malloc(t->n_locations * sizeof(*pos));
+    count = calloc(nd_old, sizeof(*count));
+    group = malloc(t->n_locations * sizeof(*group));
+    new_dom = malloc(t->n_locations * sizeof(*new_dom));
+    locs = malloc(t->n_locations * sizeof(*locs));
+    dom = calloc((size_t)nd_old + t->n_locations, sizeof(*dom));
+    t->splits = calloc(n_split, sizeof(*t->splits));
+    if (!pos || !count || !group || !new_dom || !locs || !dom || !t->splits)
+        goto out;
+    for (tsync_loc i = 0; i < t->n_locations; i++)
+        if (t->locations[i].domain < nd_old)
+            pos[i] = count[t->locations[i].domain]++;
+    for (uint32_t d = 0; d < nd_old; d++) {
+        uint32_t k = 0, n_groups = 1, first = nd;
+        tsync_domain_split *sp = &t->splits[t->n_splits];
+        if (in[d].contradicting) {
+            for (tsync_loc i = 0; i < t->n_locations; i++)
+                if (t->locations[i].domain == d)
+                    locs[k++] = i;
+            if ((rc = group_locations(t, d, k, pos, limit, group, &n_groups)))
+                goto out;
+        }
+        if (n_groups < 2) {              /* kept as it is */
+            dom[nd] = t->domains[d];
+            t->domains[d].name = NULL;
+            for (tsync_loc i = 0; i < t->n_locations; i++)
+                if (t->locations[i].domain == d)
+                    new_dom[i] = first;
+            nd++;
+            continue;
+        }
+        if ((rc = add_parts(t, d, locs, k, group, n_groups, dom, &nd, new_dom, sp)))
+            goto out;
+        sp->name = t->domains[d].name;   /* taken */
+        t->domains[d].name = NULL;
+        sp->messages = in[d].messages;
+        sp->contradicting = in[d].contradicting;
+        sp->max_reversal_s = tsync__seconds(t, in[d].max_reversal);
+        sp->limit_s = tsync__seconds(t, limit);
+        t->n_splits++;
+    }
+    for (tsync_loc i = 0; i < t->n_locations; i++)
+        if (t->locations[i].domain < nd_old)
+            t->locations[i].domain = new_dom[i];
+    for (uint32_t d = 0; d < nd_old; d++)
+        free(t->domains[d].name);
+    free(t->domains);
+    t->domains = dom;
+    t->n_domains = nd;
+    dom = NULL;
+    for (size_t i = 0; i < t->n_splits; i++)
+        warn_split(t, &t->splits[i], ctx);
+    rc = 0;
+out:
+    if (dom)
+        for (uint32_t d = 0; d < nd; d++)
+            free(dom[d].name);
+    free(dom);
+    free(in);
+    free(pos);
+    free(count);
+    free(group);
+    free(new_dom);
+    free(locs);
+    return rc ? tsync__oom(ctx) : 0;
+}
