@@ -180,6 +180,7 @@ static void origin(const struct tsync__pair_samples *s, struct tsync__est_params
  * too: over the whole run, split only where the hulls cross. Busy periods then
  * only choose paths (compose_period weighs the pair over each period). */
 enum { CUTS_ALL, CUTS_NO_GAP, CUTS_NONE };
+#define SPARSE_PER_PIECE 8  /* samples a piece, on average, below which cuts are too fine */
 
 static void pair_params(const struct run *r, const struct tsync__pair_samples *s, uint8_t cuts,
                         struct tsync__est_params *p)
@@ -214,13 +215,14 @@ static int slope_open(const struct tsync__piece *pc, double max_drift, int64_t s
 static int cut_too_fine(const struct run *r, const struct tsync__pair_fit *f,
                         const struct tsync__pair_samples *s, int *one_sided)
 {
-    uint64_t fixed = 0, open = 0;
+    uint64_t fixed = 0, open = 0, all = 0;
     int64_t second = (int64_t)r->t->timer_resolution;
     *one_sided = 0;
     if (f->pieces.n < 2 || !((s->n_above && s->n_below) || s->n_exch))
         return 0;
     for (size_t k = 0; k < f->pieces.n; k++) {
         const struct tsync__piece *pc = &f->pieces.v[k];
+        all += pc->samples;
         if (pc->kind != TSYNC_BOUND_BOUNDED)
             *one_sided = 1;
         else if (slope_open(pc, r->params.max_drift, second))
@@ -228,6 +230,11 @@ static int cut_too_fine(const struct run *r, const struct tsync__pair_fit *f,
         else
             fixed += pc->samples;
     }
+    /* Only where the cuts left a handful of samples a piece: a one-sided main phase
+     * of hundreds of messages between measured offsets is data, not a cut too fine,
+     * and joined across the sleeps around it its piece would widen by the wander. */
+    if (all / f->pieces.n >= SPARSE_PER_PIECE)
+        return *one_sided = 0;
     return *one_sided || open > fixed;
 }
 

@@ -343,12 +343,22 @@ static int hull_finish(void *state, struct tsync__pieces *out)
     pc.samples = h->n_above + h->n_below;
     pc.range = hull_range;
     pc.data = r;
-    if (r->nl && r->nu) {
+    if (r->nl && r->nu && h->has_min && h->has_max) {
         /* Mean of the extreme lines: (a_lo, mid b) and (a_hi, mid b). */
         pc.kind = TSYNC_BOUND_BOUNDED;
         pc.a = (r->a_lo + r->a_hi) / 2;
         pc.b = (mid_offset(r, &pc, r->a_lo) + mid_offset(r, &pc, r->a_hi)) / 2;
         /* Hull width is convex in x: largest at the ends of the samples. */
+        hull_range(&pc, pc.x_first, &lo0, &hi0);
+        hull_range(&pc, pc.x_last, &lo1, &hi1);
+        pc.error = (double)(hi0 - lo0 > hi1 - lo1 ? hi0 - lo0 : hi1 - lo1);
+    } else if (r->nl && r->nu) {
+        /* Both directions, but one extreme line is the max_drift limit, not data (one
+         * exchange, or messages too close in time): the mean would be half that
+         * arbitrary drift, 500 ppm by default. No drift the data do not ask for. */
+        pc.kind = TSYNC_BOUND_BOUNDED;
+        pc.a = clampl(1, r->a_lo, r->a_hi);
+        pc.b = mid_offset(r, &pc, pc.a);
         hull_range(&pc, pc.x_first, &lo0, &hi0);
         hull_range(&pc, pc.x_last, &lo1, &hi1);
         pc.error = (double)(hi0 - lo0 > hi1 - lo1 ? hi0 - lo0 : hi1 - lo1);

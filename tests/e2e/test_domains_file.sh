@@ -70,7 +70,7 @@ json_eq out.txt 'd["estimate"]["grouping"]["contradicting"]' 0
 json_eq out.txt 'd["estimate"]["grouping"]["rule"]' file
 json_eq out.txt 'sorted(round(x["offset_s"] * 1e6) for x in d["estimate"]["domains"])' "[-20, 0]"
 json_eq out.txt '[m.get("points") for m in d["maps"]]' \
-    "[None, [[22000, 1998], [60000, 39998]], None, [[22000, 1998], [60000, 39998]]]"
+    "[None, [[22000, 2000], [60000, 40000]], None, [[22000, 2000], [60000, 40000]]]"
 [ -s err.txt ] && fail "unexpected warnings: $(cat err.txt)"
 
 # sync with the file: consistent, and the summary names the file.

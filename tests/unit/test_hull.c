@@ -190,6 +190,30 @@ static void test_single_message(void **state)
     tsync__pair_fit_free(&f);
 }
 
+/* One message each way, 500 s apart (a sparse pair): the data fix only one extreme
+ * slope, the other is the max_drift limit. The estimate takes no drift the data do
+ * not ask for, not the mean with that limit (500 ppm: 125 ms off 250 s away), and
+ * stays feasible. Clocks: y = x + 20 us, 50 us latency each way, 1 ns ticks. */
+static void test_open_slope_no_drift(void **state)
+{
+    static const struct tsync__pt up[] = { { 100000000000, 100000070000 } };   /* x -> y */
+    static const struct tsync__pt down[] = { { 600000000000 - 30000, 600000000000 - 50000 } };
+    struct tsync__pair_fit f;
+    long double a_lo, b_lo, a_hi, b_hi;
+    (void)state;
+    fit(&f, up, 1, down, 1, params(1e-3, 1, 0));
+    assert_int_equal(f.pieces.n, 1);
+    assert_int_equal(f.pieces.v[0].kind, TSYNC_BOUND_BOUNDED);
+    assert_int_equal(tsync__hull_lines(&f.pieces.v[0], &a_lo, &b_lo, &a_hi, &b_hi), 0);
+    assert_true(a_hi - a_lo > 1e-4L);                  /* one side open to max_drift */
+    assert_near(f.pieces.v[0].a, 1, 1e-12L);
+    /* Halfway, the clocks' 20 us offset within the 50 us latency band. */
+    assert_near(tsync__piece_eval(&f.pieces.v[0], 350000000000) - 350000000000, 20000, 50000);
+    assert_true(tsync__piece_eval(&f.pieces.v[0], 100000000000) <= 100000070000);
+    assert_true(tsync__piece_eval(&f.pieces.v[0], 600000000000 - 30000) >= 600000000000 - 50000);
+    tsync__pair_fit_free(&f);
+}
+
 /* Collinear points: middle points leave the hull; two parallel lines of samples. */
 static void test_collinear(void **state)
 {
@@ -657,6 +681,7 @@ int main(void)
         cmocka_unit_test(test_crossing_hulls_split),
         cmocka_unit_test(test_one_direction),
         cmocka_unit_test(test_single_message),
+        cmocka_unit_test(test_open_slope_no_drift),
         cmocka_unit_test(test_collinear),
         cmocka_unit_test(test_random_hulls),
         cmocka_unit_test(test_join_pieces),
