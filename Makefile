@@ -4,7 +4,7 @@ CHECK_BUILD ?= build-check
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 SAMPLE      ?= tests/data/eztrace-pingring/eztrace_log.otf2
 
-.PHONY: all deps demo check bench fuzz clean
+.PHONY: all deps demo check bench fuzz fuzz-run clean
 
 all: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -37,6 +37,14 @@ bench: all
 fuzz: deps
 	CC=clang cmake -S . -B build-fuzz -DTSYNC_FUZZ=ON -DTSYNC_TESTS=OFF >/dev/null
 	cmake --build build-fuzz -j $(JOBS)
+
+# Every fuzz target for FUZZ_SECONDS each, one after the other on one core, from its
+# corpus and earlier findings; new inputs go to build-fuzz/corpus/<target>, crashes
+# to build-fuzz/findings/<target>/ (copy each into tests/data/fuzz-regressions/).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= otf2 csv maps domains
+fuzz-run: fuzz
+	sh fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf $(BUILD) $(CHECK_BUILD) build-fuzz

@@ -24,6 +24,8 @@
 #include "util/str.h"
 #include "util/vec.h"
 
+#define CSV_TIME_MAX (1ll << 62)
+
 static const char HEADER[] = "send_location,send_time_ns,recv_location,recv_time_ns";
 
 /* One end of a message, before it is placed in its location's time order. */
@@ -103,6 +105,11 @@ static int parse_time(const struct csv_state *st, uint64_t line, const char *fie
     if (end == field || *end || errno)
         return tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: line %llu: %s \"%s\" is not a whole "
                            "number of nanoseconds", st->path, (unsigned long long)line, what, field);
+    /* Within +-2^62 ns (146 years) the difference of any two times fits in int64,
+     * which estimation and the CLC subtract without further checks. */
+    if (v > CSV_TIME_MAX || v < -CSV_TIME_MAX)
+        return tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: line %llu: %s %lld is beyond +-2^62 ns",
+                           st->path, (unsigned long long)line, what, v);
     *out = v;
     return TSYNC_OK;
 }

@@ -20,6 +20,7 @@
 #include <otf2/otf2.h>
 
 #include "io/formats.h"
+#include "io/otf2_guard.h"
 #include "io/otf2_io.h"
 #include "io/otf2_records.h"
 #include "match/match.h"
@@ -946,6 +947,8 @@ int tsync__otf2_open(tsync_trace **out, struct tsync_match_input *match, const c
     st.ctx = ctx;
     st.path = path;
     rc = tsync__otf2_check_anchor(path, ctx);
+    if (!rc)
+        rc = tsync__otf2_guard_anchor(path, ctx);
     if (rc)
         return rc;
     st.t = tsync__trace_alloc(path);

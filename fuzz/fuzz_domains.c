@@ -1,4 +1,4 @@
-/* fuzz_domain_file.c - libFuzzer target: the domain file parser (`--domains FILE`)
+/* fuzz_domains.c - libFuzzer target: the domain file parser (`--domains FILE`)
  * on any bytes, and what parses applied to a small trace built in memory. */
 #include <stdio.h>
 #include <stdlib.h>

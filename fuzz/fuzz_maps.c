@@ -1,4 +1,4 @@
-/* fuzz_maps_json.c - libFuzzer target: the time map JSON loader on any bytes.
+/* fuzz_maps.c - libFuzzer target: the time map JSON loader on any bytes.
  * The trace is a small one built in memory; every input is a maps file. */
 #include <stdio.h>
 #include <stdlib.h>
