@@ -74,6 +74,23 @@ TSYNC_API void tsync_ctx_set_threads(tsync_ctx *ctx, unsigned threads);
  *  into the same OUTDIR removes it (and warns) once that process is gone. */
 TSYNC_API void tsync_remove_temporary_outputs(void);
 
+/** Makes the outputs of the following writes (tsync_trace_write, tsync_sync_run,
+ *  tsync_write_text_output, ...) wait, complete, in their temporary directories
+ *  until tsync_ctx_commit_outputs moves all of them into place together: a report
+ *  that cannot be written leaves no corrected trace behind. Returns 0, or
+ *  TSYNC_ENOMEM (TSYNC_EINVAL for a NULL ctx). */
+TSYNC_API int tsync_ctx_hold_outputs(tsync_ctx *ctx);
+/** Moves every held output into place (each replacing an earlier one of its name)
+ *  and stops holding. Returns 0, or TSYNC_EIO with none of them in place and the
+ *  earlier outputs as they were. */
+TSYNC_API int tsync_ctx_commit_outputs(tsync_ctx *ctx);
+/** Removes the held outputs unwritten and stops holding (tsync_ctx_free does too). */
+TSYNC_API void tsync_ctx_drop_outputs(tsync_ctx *ctx);
+/** Writes `text` to the file `path` as an output: through a temporary directory
+ *  beside it, in place at once or held with the others. Returns 0, or TSYNC_EIO
+ *  naming the file and the reason, with nothing written. */
+TSYNC_API int tsync_write_text_output(const char *path, const char *text, tsync_ctx *ctx);
+
 #ifdef __cplusplus
 }
 #endif

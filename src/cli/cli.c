@@ -203,26 +203,23 @@ int cli_prepare_output(const char *cmd, const char *opt, const char *path)
     return rc;
 }
 
-int cli_write_report(const char *cmd, const char *opt, const char *path, const char *text)
+int cli_write_report(const char *cmd, const char *opt, const char *text, const char *path,
+                     tsync_ctx *ctx)
 {
-    char *tmp = tmp_name(path);
-    FILE *f;
-    int ok;
-    if (!tmp)
+    size_t len = strlen(text);
+    char *line = malloc(len + 2);
+    int rc;
+    if (!line) {
+        fprintf(stderr, "tracesync %s: out of memory\n", cmd);
         return -1;
-    f = fopen(tmp, "w");
-    ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF && fflush(f) == 0 &&
-         fsync(fileno(f)) == 0;
-    if (f && fclose(f) != 0)
-        ok = 0;
-    if (ok && rename(tmp, path) != 0)
-        ok = 0;
-    if (!ok) {
-        fprintf(stderr, "tracesync %s: %s %s: %s\n", cmd, opt, path, strerror(errno));
-        remove(tmp);
     }
-    free(tmp);
-    return ok ? 0 : -1;
+    memcpy(line, text, len);
+    memcpy(line + len, "\n", 2);
+    rc = tsync_write_text_output(path, line, ctx);
+    free(line);
+    if (rc)
+        fprintf(stderr, "tracesync %s: %s %s\n", cmd, opt, tsync_ctx_error(ctx));
+    return rc ? -1 : 0;
 }
 
 int cli_finish_stdout(const char *cmd)

@@ -54,9 +54,11 @@ int cli_bad_option(const char *cmd, int c, char **argv);
  * with "tracesync <cmd>: <opt> <path>: <reason>" on stderr. */
 int cli_prepare_output(const char *cmd, const char *opt, const char *path);
 
-/* Writes `text` and a newline to `path` through "<path>.tmp", fsync and a rename.
- * Returns 0, or -1 with a message naming `opt` on stderr and nothing left behind. */
-int cli_write_report(const char *cmd, const char *opt, const char *path, const char *text);
+/* Writes `text` and a newline to the file `path` as an output of the command
+ * (tsync_write_text_output: held with the others while ctx holds outputs).
+ * Returns 0, or -1 with a message naming `opt` on stderr and nothing written. */
+int cli_write_report(const char *cmd, const char *opt, const char *text, const char *path,
+                     tsync_ctx *ctx);
 
 /* Flushes stdout: 0, or -1 with a message when a write failed (a full disk,
  * /dev/full, a closed pipe). `cmd` NULL for the tracesync command itself. */

@@ -280,6 +280,9 @@ static int run(const char *input, const char *outdir, const char *report_path, i
     tsync_ctx_set_threads(ctx, threads);
     if (report_path && cli_prepare_output("clc", "--report", report_path))
         goto out;
+    /* The corrected trace and the report land together, or neither. */
+    if (tsync_ctx_hold_outputs(ctx))
+        goto oom;
     if (latency && tsync_check_parse_latency(&co, latency, ctx)) {
         cli_usage_error("clc", "%s", tsync_ctx_error(ctx));
         goto out;
@@ -345,9 +348,11 @@ static int run(const char *input, const char *outdir, const char *report_path, i
     if (json || report_path) {
         if (!(text = report_json(&r, trace)))
             goto oom;
-        if (report_path && cli_write_report("clc", "--report", report_path, text))
+        if (report_path && cli_write_report("clc", "--report", text, report_path, ctx))
             goto out;
     }
+    if (tsync_ctx_commit_outputs(ctx))
+        goto fail;
     if (json)
         printf("%s\n", text);
     else

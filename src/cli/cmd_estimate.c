@@ -32,7 +32,7 @@ static int estimate_one(const char *path, const tsync_open_opts *oo, const tsync
         if (len && text[len - 1] == '\n')  /* the writers below add their own */
             text[len - 1] = '\0';
     }
-    if (outfile && cli_write_report("estimate", "-o", outfile, text)) {
+    if (outfile && cli_write_report("estimate", "-o", text, outfile, ctx)) {
         rc = EXIT_USAGE;
         goto out;
     }

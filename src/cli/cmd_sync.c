@@ -86,19 +86,20 @@ int cmd_sync(int argc, char **argv)
     for (int i = optind; i < argc && rc == EXIT_OK; i++) {
         tsync_sync_result *r = NULL;
         char *text = NULL;
-        if (tsync_sync_run(&r, argv[i], outdir, &o, ctx)) {
+        /* Each input's corrected trace and the report land together, or neither. */
+        if (tsync_ctx_hold_outputs(ctx) || tsync_sync_run(&r, argv[i], outdir, &o, ctx)) {
             rc = cli_fail(ctx, "sync");
             break;
         }
-        if (json || report) {
-            if (!(text = tsync_sync_result_json(r, ctx)))
-                rc = cli_fail(ctx, "sync");
-            else if (report && cli_write_report("sync", "--report", report, text))
-                rc = EXIT_USAGE;
-            else if (json)
-                printf("%s\n", text);
-        }
-        if (!json && rc == EXIT_OK)
+        if ((json || report) && !(text = tsync_sync_result_json(r, ctx)))
+            rc = cli_fail(ctx, "sync");
+        else if (report && cli_write_report("sync", "--report", text, report, ctx))
+            rc = EXIT_USAGE;
+        else if (tsync_ctx_commit_outputs(ctx))
+            rc = cli_fail(ctx, "sync");
+        else if (json)
+            printf("%s\n", text);
+        else
             tsync_sync_result_print(r, stdout);
         /* As check: the result line says INCONSISTENT (e.g. --no-clc), the exit says 1. */
         if (rc == EXIT_OK && !tsync_check_report_consistent(r->after))

@@ -331,19 +331,12 @@ int tsync__csv_write(const tsync_trace *t, const tsync_timeline *tl, const char 
                 (long long)tl->time[m->send_loc][m->send_idx], t->locations[m->recv_loc].name,
                 (long long)tl->time[m->recv_loc][m->recv_idx]);
     }
-    if (fflush(f) != 0 || ferror(f)) {
-        rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot write: %s; nothing was written", final,
-                         strerror(errno));
-        goto out;
-    }
-    rc = fclose(f);
+    rc = tsync__outdir_close_file(f, final, ctx);
     f = NULL;
-    if (rc != 0) {
-        rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot write: %s; nothing was written", final,
-                         strerror(errno));
-        goto out;
+    if (rc == TSYNC_OK) {
+        rc = tsync__outdir_finish(tmpdir, outdir, &base, 1, ctx);
+        tmpdir = NULL;
     }
-    rc = tsync__outdir_commit(tmpdir, outdir, &base, 1, ctx);
 out:
     if (f)
         fclose(f);

@@ -437,7 +437,9 @@ int tsync__otf2_write(const tsync_trace *t, const tsync_timeline *tl, const char
         if (!parts[0] || !parts[1] || !parts[2])
             rc = tsync__oom(ctx);
         else
-            rc = tsync__outdir_commit(tmpdir, outdir, (const char *const *)parts, 3, ctx);
+            rc = tsync__outdir_finish(tmpdir, outdir, (const char *const *)parts, 3, ctx);
+        if (parts[0] && parts[1] && parts[2])
+            tmpdir = NULL;
         free(parts[0]), free(parts[1]), free(parts[2]);
     }
 out:

@@ -384,8 +384,11 @@ int tsync_sim_run(tsync_sim_result *out, const tsync_sim_opts *o, const char *ou
         rc = tsync__oom(ctx);
         goto out;
     }
-    if ((rc = write_scenario(&s, &res, json)) || (rc = tsync__outdir_commit(tmp, outdir, outputs, sizeof(outputs) / sizeof(outputs[0]),
-                                    ctx)))
+    if ((rc = write_scenario(&s, &res, json)))
+        goto out;
+    rc = tsync__outdir_finish(tmp, outdir, outputs, sizeof(outputs) / sizeof(outputs[0]), ctx);
+    tmp = NULL;
+    if (rc)
         goto out;
     if (out)
         *out = res;

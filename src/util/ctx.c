@@ -15,6 +15,7 @@ struct tsync_ctx {
     tsync_progress_fn progress;
     void *progress_payload;
     unsigned threads;           /* as set: 0 = one per processor */
+    struct tsync__held *held;   /* outputs waiting for tsync_ctx_commit_outputs */
 };
 
 const char *tsync_strerror(int code)
@@ -43,7 +44,14 @@ int tsync_ctx_new(tsync_ctx **out)
     return TSYNC_OK;
 }
 
-void tsync_ctx_free(tsync_ctx *ctx) { free(ctx); }
+void tsync_ctx_free(tsync_ctx *ctx)
+{
+    if (ctx)
+        tsync__held_free(ctx->held);
+    free(ctx);
+}
+
+struct tsync__held **tsync__ctx_held(tsync_ctx *ctx) { return ctx ? &ctx->held : NULL; }
 
 int tsync_ctx_error_code(const tsync_ctx *ctx) { return ctx ? ctx->code : 0; }
 

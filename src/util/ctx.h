@@ -23,6 +23,11 @@ void tsync__progress(tsync_ctx *ctx, const char *what, uint64_t done, uint64_t t
 /* How many threads the call may use (tsync_ctx_set_threads), at least 1; 1 when
  * ctx is NULL. */
 unsigned tsync__threads(const tsync_ctx *ctx);
+/* The outputs held for one commit, NULL while writes commit at once (outdir.c);
+ * NULL when ctx is NULL. */
+struct tsync__held;
+struct tsync__held **tsync__ctx_held(tsync_ctx *ctx);
+void tsync__held_free(struct tsync__held *h);
 /* Clears the recorded error. */
 void tsync__clear(tsync_ctx *ctx);
 

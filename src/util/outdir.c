@@ -160,33 +160,43 @@ static int part_paths(char *p[3], const char *tmpdir, const char *outdir, const 
     return tsync__oom(ctx);
 }
 
-/* Undoes the moves of the parts in `moved` (a bit each): new back into tmpdir,
- * earlier outputs back. */
-static void move_back(const char *tmpdir, const char *outdir, const char *const *names,
-                      size_t n, unsigned long moved)
+/* One output's temporary directory and the parts to move from it into OUTDIR;
+ * `moved` has a bit for each part in place. */
+struct group {
+    char *tmpdir, *outdir;
+    char **names;
+    size_t n;
+    unsigned long moved;
+};
+
+/* The outputs held for one commit (tsync_ctx_hold_outputs). */
+struct tsync__held {
+    struct group *g;
+    size_t n;
+};
+
+/* Undoes the moves of a group: new back into tmpdir, earlier outputs back. */
+static void move_back(struct group *g)
 {
-    while (n-- > 0) {
+    for (size_t i = g->n; i-- > 0;) {
         char *p[3];
-        if (!(moved >> n & 1) || part_paths(p, tmpdir, outdir, names[n], NULL))
+        if (!(g->moved >> i & 1) || part_paths(p, g->tmpdir, g->outdir, g->names[i], NULL))
             continue;
         if (rename(p[1], p[0]) == 0)
             rename(p[2], p[1]);
         free(p[0]), free(p[1]), free(p[2]);
     }
+    g->moved = 0;
 }
 
-int tsync__outdir_commit(const char *tmpdir, const char *outdir, const char *const *names,
-                         size_t n, tsync_ctx *ctx)
+/* Moves the parts of a group into OUTDIR in order, each replacing an earlier output
+ * of that name; on failure, those already moved go back. */
+static int move_parts(struct group *g, tsync_ctx *ctx)
 {
-    unsigned long moved = 0;
-    int rc;
-    if (n > 8 * sizeof(moved))
-        return tsync__fail(ctx, TSYNC_EINVAL, "%s: too many outputs (%zu)", outdir, n);
-    if ((rc = tsync__fsync_tree(tmpdir, ctx)))
-        return rc;
-    for (size_t i = 0; i < n && rc == TSYNC_OK; i++) {
+    int rc = TSYNC_OK;
+    for (size_t i = 0; i < g->n && rc == TSYNC_OK; i++) {
         char *p[3];
-        if ((rc = part_paths(p, tmpdir, outdir, names[i], ctx)))
+        if ((rc = part_paths(p, g->tmpdir, g->outdir, g->names[i], ctx)))
             break;
         if (access(p[0], F_OK) != 0)
             ; /* this output has no such part */
@@ -197,14 +207,169 @@ int tsync__outdir_commit(const char *tmpdir, const char *outdir, const char *con
                              strerror(errno));
             rename(p[2], p[1]);
         } else {
-            moved |= 1ul << i;
+            g->moved |= 1ul << i;
         }
         free(p[0]), free(p[1]), free(p[2]);
     }
-    if (rc == TSYNC_OK)
-        rc = tsync__fsync_dir(outdir, ctx);
     if (rc)
-        move_back(tmpdir, outdir, names, n, moved);
+        move_back(g);
+    return rc;
+}
+
+/* Every group into place, or none: all temporary files reach the disk first, then
+ * the moves, then the directories that received them. */
+static int commit_groups(struct group *g, size_t n, tsync_ctx *ctx)
+{
+    size_t done = 0;
+    int rc = TSYNC_OK;
+    for (size_t k = 0; k < n && rc == TSYNC_OK; k++)
+        rc = tsync__fsync_tree(g[k].tmpdir, ctx);
+    for (; done < n && rc == TSYNC_OK; done++)
+        rc = move_parts(&g[done], ctx);
+    for (size_t k = 0; k < n && rc == TSYNC_OK; k++)
+        rc = tsync__fsync_dir(g[k].outdir, ctx);
+    if (rc)
+        while (done-- > 0)
+            move_back(&g[done]);
+    return rc;
+}
+
+static void group_free(struct group *g)
+{
+    tsync__outdir_end(g->tmpdir);
+    for (size_t i = 0; i < g->n; i++)
+        free(g->names[i]);
+    free(g->names);
+    free(g->outdir);
+}
+
+int tsync__outdir_finish(char *tmpdir, const char *outdir, const char *const *names, size_t n,
+                         tsync_ctx *ctx)
+{
+    struct tsync__held **held = tsync__ctx_held(ctx);
+    struct group g = { tmpdir, NULL, NULL, n, 0 }, *grown;
+    int rc = TSYNC_OK;
+    if (n > 8 * sizeof(g.moved)) {
+        rc = tsync__fail(ctx, TSYNC_EINVAL, "%s: too many outputs (%zu)", outdir, n);
+        goto fail;
+    }
+    if (!(g.outdir = strdup(outdir)) || !(g.names = calloc(n ? n : 1, sizeof(*g.names))))
+        goto oom;
+    for (size_t i = 0; i < n; i++)
+        if (!(g.names[i] = strdup(names[i])))
+            goto oom;
+    if (!held || !*held) {
+        rc = commit_groups(&g, 1, ctx);
+        group_free(&g);
+        return rc;
+    }
+    if (!(grown = realloc((*held)->g, ((*held)->n + 1) * sizeof(*grown))))
+        goto oom;
+    (*held)->g = grown;
+    grown[(*held)->n++] = g;
+    return TSYNC_OK;
+oom:
+    rc = tsync__oom(ctx);
+fail:
+    group_free(&g);
+    return rc;
+}
+
+void tsync__held_free(struct tsync__held *h)
+{
+    if (!h)
+        return;
+    for (size_t k = 0; k < h->n; k++)
+        group_free(&h->g[k]);
+    free(h->g);
+    free(h);
+}
+
+int tsync_ctx_hold_outputs(tsync_ctx *ctx)
+{
+    struct tsync__held **held = tsync__ctx_held(ctx);
+    if (!held)
+        return TSYNC_EINVAL;
+    if (*held)
+        return TSYNC_OK;
+    if (!(*held = calloc(1, sizeof(**held))))
+        return tsync__oom(ctx);
+    return TSYNC_OK;
+}
+
+int tsync_ctx_commit_outputs(tsync_ctx *ctx)
+{
+    struct tsync__held **held = tsync__ctx_held(ctx);
+    int rc;
+    if (!held || !*held)
+        return TSYNC_OK;
+    rc = commit_groups((*held)->g, (*held)->n, ctx);
+    tsync__held_free(*held);
+    *held = NULL;
+    return rc;
+}
+
+void tsync_ctx_drop_outputs(tsync_ctx *ctx)
+{
+    struct tsync__held **held = tsync__ctx_held(ctx);
+    if (!held)
+        return;
+    tsync__held_free(*held);
+    *held = NULL;
+}
+
+int tsync__outdir_close_file(FILE *f, const char *final, tsync_ctx *ctx)
+{
+    int bad = fflush(f) != 0 || ferror(f), err = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        err = errno;
+    }
+    if (bad)
+        return tsync__fail(ctx, TSYNC_EIO, "%s: cannot write: %s; nothing was written", final,
+                           strerror(err));
+    return TSYNC_OK;
+}
+
+int tsync_write_text_output(const char *path, const char *text, tsync_ctx *ctx)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? (slash == path ? strdup("/") : strndup(path, (size_t)(slash - path)))
+                      : strdup(".");
+    const char *name = slash ? slash + 1 : path;
+    char *tmpdir = NULL, *tmp = NULL;
+    FILE *f = NULL;
+    int rc;
+    if (!dir)
+        return tsync__oom(ctx);
+    if (!*name) {
+        rc = tsync__fail(ctx, TSYNC_EINVAL, "%s: a file name is needed, not a directory", path);
+        goto out;
+    }
+    if ((rc = tsync__outdir_begin(&tmpdir, dir, ctx)))
+        goto out;
+    if (!(tmp = tsync__path_join(tmpdir, name))) {
+        rc = tsync__oom(ctx);
+        goto out;
+    }
+    /* fopen: the file's mode follows the umask like every output. */
+    if (!(f = fopen(tmp, "w"))) {
+        rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot create: %s", path, strerror(errno));
+        goto out;
+    }
+    fputs(text, f);
+    rc = tsync__outdir_close_file(f, path, ctx);
+    f = NULL;
+    if (rc == TSYNC_OK) {
+        rc = tsync__outdir_finish(tmpdir, dir, &name, 1, ctx);
+        tmpdir = NULL;
+    }
+out:
+    if (f)
+        fclose(f);
+    tsync__outdir_end(tmpdir);
+    free(tmp);
+    free(dir);
     return rc;
 }
 

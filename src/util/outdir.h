@@ -4,6 +4,7 @@
 #define TSYNC_UTIL_OUTDIR_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "util/ctx.h"
 
 /* Makes OUTDIR (like mkdir -p) and OUTDIR/.tracesync-<pid>@<host>-XXXXXX in it, and
@@ -13,12 +14,19 @@
  * TSYNC_ENOMEM. */
 int tsync__outdir_begin(char **tmpdir, const char *outdir, tsync_ctx *ctx);
 
-/* Syncs tmpdir to disk (files and directories), then moves tmpdir/names[i] to
- * OUTDIR/names[i] in order (give anchors last), each replacing an earlier output
- * of that name, and syncs OUTDIR. Parts missing in tmpdir are skipped. On failure,
- * the parts already moved are moved back: OUTDIR is as it was. */
-int tsync__outdir_commit(const char *tmpdir, const char *outdir, const char *const *names,
-                         size_t n, tsync_ctx *ctx);
+/* Takes tmpdir, whose parts names[i] go to OUTDIR/names[i] in order (give anchors
+ * last), each replacing an earlier output of that name; parts missing in tmpdir are
+ * skipped. While ctx holds outputs (tsync_ctx_hold_outputs) they wait for
+ * tsync_ctx_commit_outputs; else they move now: tmpdir is synced to disk (files and
+ * directories), the parts moved and OUTDIR synced. On failure the parts already
+ * moved go back: OUTDIR is as it was. Either way tmpdir is removed in the end.
+ * Returns 0, TSYNC_EIO or TSYNC_ENOMEM. */
+int tsync__outdir_finish(char *tmpdir, const char *outdir, const char *const *names, size_t n,
+                         tsync_ctx *ctx);
+
+/* Closes a file written in a temporary directory: 0, or TSYNC_EIO naming the file
+ * as `final` (its path in OUTDIR) when a write, the flush or the close failed. */
+int tsync__outdir_close_file(FILE *f, const char *final, tsync_ctx *ctx);
 
 /* Removes tmpdir (with earlier outputs that commit replaced) and frees it. */
 void tsync__outdir_end(char *tmpdir);

@@ -33,6 +33,23 @@ contains err.txt "File is too large"
 nothing_in full-sim
 [ "$(find . -name '*Buffer deletion*' -o -name '.tracesync-*' | wc -l)" -eq 0 ] || fail "leftovers"
 
+# A report that fails only when written (it is larger than the limit, the corrected
+# files are not): neither the trace nor the report is in place.
+limited 2 16 "$TRACESYNC" sync sim/trace.otf2 -o rep-sync --report rep-sync/r.json -q
+contains err.txt "--report rep-sync/r.json: cannot write: File too large; nothing was written"
+nothing_in rep-sync
+for cmd in sync clc; do
+    limited 2 1 "$TRACESYNC" $cmd m.csv -o rep-$cmd-csv --report rep-$cmd-csv/r.json -q
+    contains err.txt "rep-$cmd-csv/r.json: cannot write: File too large"
+    nothing_in rep-$cmd-csv
+done
+# ... and an earlier trace and report stay as they were.
+run 0 "$TRACESYNC" sync m.csv -o rep-keep --report rep-keep/r.json -q
+before=$(tree_sum rep-keep)
+limited 2 1 "$TRACESYNC" sync m.csv -o rep-keep --report rep-keep/r.json -q --estimator none
+[ "$(tree_sum rep-keep)" = "$before" ] || fail "the earlier trace or report changed"
+[ "$(ls -A rep-keep | tr '\n' ' ')" = "m.csv r.json " ] || fail "rep-keep: $(ls -A rep-keep)"
+
 # An earlier output stays as it was when a new one cannot be written.
 run 0 "$TRACESYNC" sync sim/trace.otf2 -o keep -q
 before=$(tree_sum keep)
