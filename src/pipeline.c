@@ -93,7 +93,6 @@ int tsync_sync_run(tsync_sync_result **out, const char *input, const char *outdi
         goto out;
 
     if (opts.estimate.estimator != TSYNC_ESTIMATOR_NONE) {
-        tsync__progress(ctx, "estimating clocks", 0, 0);
         if ((rc = tsync_estimate_run(&run->estimate, run->trace, &opts.estimate, ctx)) ||
             (rc = tsync_map_set_apply(tsync_estimate_maps(run->estimate), run->trace, tl, ctx)) ||
             (rc = tsync_check_run(&run->after_maps, run->trace, tl, &opts.check, ctx)))
@@ -101,7 +100,6 @@ int tsync_sync_run(tsync_sync_result **out, const char *input, const char *outdi
         opts.clc_opts.presync = 0; /* ClockOffset records were samples of the estimate */
     }
     if (opts.clc) {
-        tsync__progress(ctx, "controlled logical clock", 0, 0);
         if ((rc = tsync_clc_run(&run->clc, run->trace, tl, &opts.clc_opts, ctx)))
             goto out;
     }
@@ -110,7 +108,6 @@ int tsync_sync_run(tsync_sync_result **out, const char *input, const char *outdi
         (rc = tsync_deviation_compute(&run->pub.position, &run->pub.distance, run->trace, raw, tl,
                                       ctx)))
         goto out;
-    tsync__progress(ctx, "writing", 0, 0);
     if ((rc = tsync_trace_write(run->trace, tl, outdir, ctx)))
         goto out;
     base = strrchr(input, '/');

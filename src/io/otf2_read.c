@@ -412,6 +412,9 @@ struct evt_state {
     const struct def_location *defs; /* the location definitions (event count hints) */
     tsync_loc first, end;            /* this worker's locations */
     _Atomic tsync_loc *stop;         /* the first location that failed, shared */
+    _Atomic uint64_t *events_read;   /* by every worker, for progress */
+    uint64_t events_hint;            /* the definitions' total, for progress */
+    uint64_t unreported;             /* read by this worker, not yet in events_read */
     int failed;                      /* an error was recorded in ctx */
     int rc;                          /* this worker's result */
 
@@ -447,6 +450,16 @@ static int grow_events(struct evt_state *es, struct tsync_location *l)
     return 0;
 }
 
+/* Progress counts the events of every location and worker together, so that it
+ * never starts again; only worker 0, on the caller's thread, has a callback. The
+ * definitions' total is shown while it holds. */
+static void report_read(struct evt_state *es)
+{
+    uint64_t done = atomic_fetch_add(es->events_read, es->unreported) + es->unreported;
+    es->unreported = 0;
+    tsync__progress(es->ctx, "reading events", done, done <= es->events_hint ? es->events_hint : 0);
+}
+
 static int push_event(struct evt_state *es, OTF2_TimeStamp time, uint8_t kind)
 {
     struct tsync_location *l = &es->t->locations[es->cur];
@@ -473,8 +486,8 @@ static int push_event(struct evt_state *es, OTF2_TimeStamp time, uint8_t kind)
     l->time[l->n_events] = tt;
     l->kind[l->n_events] = kind;
     l->n_events++;
-    if ((l->n_events & 0xFFFFF) == 0)
-        tsync__progress(es->ctx, "reading events", l->n_events, 0);
+    if (++es->unreported == 1u << 16)
+        report_read(es);
     return 0;
 }
 
@@ -840,6 +853,8 @@ static int read_events(struct read_state *st, OTF2_Reader *reader, struct tsync_
     OTF2_DefReaderCallbacks *dcb = OTF2_DefReaderCallbacks_New();
     unsigned n = tsync__threads(st->ctx), w;
     _Atomic tsync_loc stop = st->t->n_locations;
+    _Atomic uint64_t events_read = 0;
+    uint64_t hint = 0;
     struct evt_state *es;
     int rc = TSYNC_OK;
 
@@ -871,6 +886,8 @@ static int read_events(struct read_state *st, OTF2_Reader *reader, struct tsync_
         goto out;
     }
     split_locations(es, n, st);
+    for (size_t k = 0; k < st->n_locs; k++)
+        hint += st->locs[k].n_events;
     for (w = 0; w < n; w++) {
         es[w].t = st->t;
         es[w].path = st->path;
@@ -879,6 +896,8 @@ static int read_events(struct read_state *st, OTF2_Reader *reader, struct tsync_
         es[w].dcb = dcb;
         es[w].defs = st->locs;
         es[w].stop = &stop;
+        es[w].events_read = &events_read;
+        es[w].events_hint = hint;
         es[w].ctx = st->ctx;
         if (w && tsync_ctx_new(&es[w].ctx)) {
             es[w].ctx = NULL;
@@ -901,6 +920,11 @@ static int read_events(struct read_state *st, OTF2_Reader *reader, struct tsync_
             rc = tsync__fail(st->ctx, es[w].rc, "%s", tsync_ctx_error(es[w].ctx));
     }
     if (rc == TSYNC_OK) {
+        uint64_t all = 0;
+        for (uint32_t i = 0; i < st->t->n_locations; i++)
+            all += st->t->locations[i].n_events;
+        if (all)
+            tsync__progress(st->ctx, "reading events", all, all);
         *match = es[0].match;
         memset(&es[0].match, 0, sizeof(es[0].match));
         st->t->offsets = es[0].offsets;

@@ -213,7 +213,7 @@ static void copy_worker(void *arg, unsigned k)
             return;
         }
         i = atomic_fetch_add(&w->done, 1) + 1;
-        if (k == 0)
+        if (k == 0 && i < w->t->n_locations)
             tsync__progress(w->ctx, "writing locations", i, w->t->n_locations);
     }
 }
@@ -247,6 +247,8 @@ static int copy_locations(struct write_state *w, unsigned n)
     }
     if (first)
         rc = tsync__fail(w->ctx, first->rc, "%s", tsync_ctx_error(first->ctx));
+    else /* the other threads may have copied the last ones */
+        tsync__progress(w->ctx, "writing locations", w->t->n_locations, w->t->n_locations);
     for (unsigned k = 0; k < n; k++)
         tsync_ctx_free(d[k].ctx);
     free(d);
