@@ -137,9 +137,9 @@ static void print_counts(const char *label, const tsync_check_report *c, FILE *o
 {
     uint64_t all = c->messages + c->logical_messages;
     char buf[32];
-    fprintf(out, "  %-14s %llu violations, %llu reversed of %llu messages (%.2f %%)", label,
-            (unsigned long long)c->violations, (unsigned long long)c->reversed,
-            (unsigned long long)all, all ? 100.0 * (double)c->violations / (double)all : 0.0);
+    fprintf(out, "  %-14s %llu violation%s, %llu reversed of %llu message%s (%.2f %%)", label,
+            (unsigned long long)c->violations, tsync__plural(c->violations, "s"),
+            (unsigned long long)c->reversed, (unsigned long long)all, tsync__plural(all, "s"), all ? 100.0 * (double)c->violations / (double)all : 0.0);
     if (c->reversed)
         fprintf(out, ", max displacement %s",
                 tsync__fmt_seconds(buf, sizeof(buf), c->displacement_max_s));
@@ -151,8 +151,8 @@ void tsync_sync_result_print(const tsync_sync_result *r, FILE *out)
     char a[32], b[32];
     fprintf(out, "sync: %s -> %s\n", tsync_trace_path(r->trace), r->output);
     fprintf(out, "  %-14s %u location%s in %u clock domain%s (%s %s", "trace",
-            tsync_trace_location_count(r->trace), tsync_trace_location_count(r->trace) == 1 ? "" : "s",
-            tsync_trace_domain_count(r->trace), tsync_trace_domain_count(r->trace) == 1 ? "" : "s",
+            tsync_trace_location_count(r->trace), tsync__plural(tsync_trace_location_count(r->trace), "s"),
+            tsync_trace_domain_count(r->trace), tsync__plural(tsync_trace_domain_count(r->trace), "s"),
             tsync_trace_domain_file(r->trace) ? "from" : "by",
             tsync_trace_domain_file(r->trace) ? tsync_trace_domain_file(r->trace)
                                               : tsync_trace_domain_rule(r->trace));
@@ -178,7 +178,7 @@ void tsync_sync_result_print(const tsync_sync_result *r, FILE *out)
         }
         fprintf(out, "  %-14s %s: %u domain%s bounded (largest bound %s), %u without a bound, ",
                 "estimate", tsync_estimate_estimator_name(r->estimate), bounded,
-                bounded == 1 ? "" : "s", tsync__fmt_seconds(a, sizeof(a), worst), other);
+                tsync__plural(bounded, "s"), tsync__fmt_seconds(a, sizeof(a), worst), other);
         if (tsync_estimate_component_count(r->estimate) == 1)
             fprintf(out, "reference ");
         else
@@ -189,9 +189,10 @@ void tsync_sync_result_print(const tsync_sync_result *r, FILE *out)
         print_counts("after maps", r->after_maps, out);
     }
     if (r->clc)
-        fprintf(out, "  %-14s %llu receives put forward in %u pass%s (gamma %g), largest jump %s, "
-                "largest shift %s\n", "clc", (unsigned long long)r->clc->corrected, r->clc->passes,
-                r->clc->passes == 1 ? "" : "es", r->clc->gamma,
+        fprintf(out, "  %-14s %llu receive%s put forward in %u pass%s (gamma %g), largest jump %s, "
+                "largest shift %s\n", "clc", (unsigned long long)r->clc->corrected,
+                tsync__plural(r->clc->corrected, "s"), r->clc->passes,
+                tsync__plural(r->clc->passes, "es"), r->clc->gamma,
                 tsync__fmt_seconds(a, sizeof(a), r->clc->max_jump_s),
                 tsync__fmt_seconds(b, sizeof(b), r->clc->max_shift_s));
     print_counts("after", r->after, out);

@@ -6,6 +6,7 @@
 
 #include "check/check_json.h"
 #include "trace/trace.h"
+#include "util/str.h"
 #include "util/units.h"
 
 /* "1199 (49.96 %)" of all messages, or just "0" when there are none. */
@@ -17,11 +18,14 @@ static void print_share(FILE *out, uint64_t n, uint64_t total)
         fprintf(out, "%llu", (unsigned long long)n);
 }
 
-/* A location by name and file id: "rank 3 (id 3)". */
+/* A location by name and file id: "rank 3 (id 3)"; by name alone where the file has
+ * no ids (CSV: "5", not "5 (id 1)"). */
 static void print_loc(FILE *out, const tsync_trace *t, tsync_loc loc)
 {
     const struct tsync_location *l = &t->locations[loc];
-    fprintf(out, "%s (id %llu)", l->name ? l->name : "?", (unsigned long long)l->ref);
+    fprintf(out, "%s", l->name ? l->name : "?");
+    if (t->format != TSYNC_FORMAT_CSV)
+        fprintf(out, " (id %llu)", (unsigned long long)l->ref);
 }
 
 void tsync_check_report_print(const tsync_check_report *r, const tsync_trace *t, FILE *out)
@@ -64,10 +68,11 @@ void tsync_check_report_print(const tsync_check_report *r, const tsync_trace *t,
         fprintf(out, " -> ");
         print_loc(out, t, p->recv_loc);
         fprintf(out, ": %llu violation%s, max %s\n", (unsigned long long)p->violations,
-                p->violations == 1 ? "" : "s", tsync__fmt_seconds(a, sizeof(a), p->displacement_max_s));
+                tsync__plural(p->violations, "s"), tsync__fmt_seconds(a, sizeof(a), p->displacement_max_s));
     }
-    fprintf(out, "  unmatched            %llu sends, %llu receives\n",
-            (unsigned long long)r->unmatched_sends, (unsigned long long)r->unmatched_recvs);
+    fprintf(out, "  unmatched            %llu send%s, %llu receive%s\n",
+            (unsigned long long)r->unmatched_sends, tsync__plural(r->unmatched_sends, "s"),
+            (unsigned long long)r->unmatched_recvs, tsync__plural(r->unmatched_recvs, "s"));
     fprintf(out, "  result               %s\n",
             tsync_check_report_consistent(r) ? "CONSISTENT" : "INCONSISTENT");
 }
@@ -89,9 +94,9 @@ static json_t *pairs_json(const tsync_check_report *r, const tsync_trace *t)
     for (uint32_t i = 0; arr && i < r->n_worst_pairs; i++) {
         const tsync_check_pair *p = &r->worst_pairs[i];
         const struct tsync_location *s = &t->locations[p->send_loc], *d = &t->locations[p->recv_loc];
-        json_t *o = json_pack("{s:I, s:I, s:s, s:s, s:I, s:f}",
-                              "send_location", (json_int_t)s->ref,
-                              "recv_location", (json_int_t)d->ref,
+        json_t *o = json_pack("{s:o, s:o, s:s, s:s, s:I, s:f}",
+                              "send_location", tsync__location_json(t, p->send_loc),
+                              "recv_location", tsync__location_json(t, p->recv_loc),
                               "send_name", s->name ? s->name : "",
                               "recv_name", d->name ? d->name : "",
                               "violations", (json_int_t)p->violations,
@@ -146,8 +151,8 @@ static json_t *clock_domains_json(const tsync_trace *t)
         const struct tsync_location *l = &t->locations[i];
         json_t *rank = l->rank == TSYNC_NONE ? json_null() : json_integer((json_int_t)l->rank);
         ok = l->domain < t->n_domains &&
-             !json_array_append_new(locs[l->domain], json_pack("{s:I, s:s, s:s, s:o}", "id",
-                                    (json_int_t)l->ref, "name", l->name ? l->name : "", "node",
+             !json_array_append_new(locs[l->domain], json_pack("{s:o, s:s, s:s, s:o}", "id",
+                                    tsync__location_json(t, i), "name", l->name ? l->name : "", "node",
                                     t->nodes[l->node].name ? t->nodes[l->node].name : "",
                                     "rank", rank));
     }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "clc/clc_report.h"
+#include "util/str.h"
 #include "util/units.h"
 
 void tsync_clc_result_print(const tsync_clc_result *r, FILE *out)
@@ -14,10 +15,10 @@ void tsync_clc_result_print(const tsync_clc_result *r, FILE *out)
     if (!r || !out)
         return;
     fprintf(out, "clc: %u forward pass%s, gamma %.10g, error %.3g (run-relative lead at the end)\n",
-            r->passes, r->passes == 1 ? "" : "es", r->gamma, r->error);
+            r->passes, tsync__plural(r->passes, "es"), r->gamma, r->error);
     if (r->presync_locations)
         fprintf(out, "  pre-synchronization  ClockOffset interpolation on %u location%s (%llu "
-                "records)\n", r->presync_locations, r->presync_locations == 1 ? "" : "s",
+                "records)\n", r->presync_locations, tsync__plural(r->presync_locations, "s"),
                 (unsigned long long)r->offset_records);
     else
         fprintf(out, "  pre-synchronization  none (%s)\n",
@@ -25,23 +26,25 @@ void tsync_clc_result_print(const tsync_clc_result *r, FILE *out)
     fprintf(out, "  minimum latency      %s intra-node, %s inter-node", tsync__fmt_seconds(a, sizeof(a),
             r->latency_intra_s), tsync__fmt_seconds(b, sizeof(b), r->latency_inter_s));
     if (r->latency_pairs)
-        fprintf(out, ", %u node pairs from a file", r->latency_pairs);
-    fprintf(out, "; delta %lld tick%s\n", (long long)r->delta_ticks, r->delta_ticks == 1 ? "" : "s");
+        fprintf(out, ", %u node pair%s from a file", r->latency_pairs,
+                tsync__plural(r->latency_pairs, "s"));
+    fprintf(out, "; delta %lld tick%s\n", (long long)r->delta_ticks, tsync__plural(r->delta_ticks, "s"));
     fprintf(out, "  receives             %llu, %llu corrected explicitly (%llu point-to-point, "
             "%llu collective)\n", (unsigned long long)r->receives, (unsigned long long)r->corrected,
             (unsigned long long)r->corrected_p2p, (unsigned long long)r->corrected_collective);
     if (r->corrected)
-        fprintf(out, "  jumps                max %s; backward amortization moved %llu events, "
+        fprintf(out, "  jumps                max %s; backward amortization moved %llu event%s, "
                 "%llu jump%s bent by send limits\n", tsync__fmt_seconds(a, sizeof(a), r->max_jump_s),
-                (unsigned long long)r->amortized_events, (unsigned long long)r->limited_jumps,
-                r->limited_jumps == 1 ? "" : "s");
+                (unsigned long long)r->amortized_events, tsync__plural(r->amortized_events, "s"),
+                (unsigned long long)r->limited_jumps,
+                tsync__plural(r->limited_jumps, "s"));
     fprintf(out, "  events moved         %llu of %llu, at most %s\n",
             (unsigned long long)r->moved_events, (unsigned long long)r->events,
             tsync__fmt_seconds(a, sizeof(a), r->max_shift_s));
     if (r->ignored)
         fprintf(out, "  cycles               %llu receive%s corrected without sends after them "
                 "(mis-matched messages?)\n", (unsigned long long)r->ignored,
-                r->ignored == 1 ? "" : "s");
+                tsync__plural(r->ignored, "s"));
 }
 
 /* The gamma and error of every pass, as two arrays. */

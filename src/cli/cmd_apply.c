@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
+#include "util/str.h"
 #include "tracesync/timemap.h"
 #include "tracesync/trace.h"
 
@@ -41,8 +42,10 @@ int cmd_apply(int argc, char **argv)
         goto out;
     }
     if (!quiet)
-        fprintf(stderr, "tracesync apply: wrote %s: %llu events of %u locations\n", outdir,
-                (unsigned long long)tsync_trace_event_count(trace), tsync_trace_location_count(trace));
+        fprintf(stderr, "tracesync apply: wrote %s: %llu event%s of %u location%s\n", outdir,
+                (unsigned long long)tsync_trace_event_count(trace),
+                tsync__plural(tsync_trace_event_count(trace), "s"), tsync_trace_location_count(trace),
+                tsync__plural(tsync_trace_location_count(trace), "s"));
 out:
     tsync_map_set_free(maps);
     tsync_timeline_free(tl);

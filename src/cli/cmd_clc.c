@@ -358,8 +358,8 @@ static int run(const char *input, const char *outdir, const char *report_path, i
     else
         print_text(&r, trace);
     if (!tsync_check_report_consistent(r.after) && !quiet)
-        fprintf(stderr, "tracesync clc: warning: %llu violations remain%s\n",
-                (unsigned long long)r.after->violations,
+        fprintf(stderr, "tracesync clc: warning: %llu violation%s left%s\n",
+                (unsigned long long)r.after->violations, tsync__plural(r.after->violations, "s"),
                 o->latency_file ? " with the intra/inter latencies (check does not read the "
                                   "latency file)" : "");
     rc = EXIT_OK;

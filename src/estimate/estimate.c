@@ -725,7 +725,7 @@ static int fill_grouping(struct run *r)
                                   "where their own messages contradict it: %zu node%s split "
                                   "(\"%s\" into %u domains: %llu of %llu messages between its "
                                   "locations arrive before they were sent, up to %s, more than "
-                                  "%s)", t->n_splits, t->n_splits == 1 ? "" : "s",
+                                  "%s)", t->n_splits, tsync__plural(t->n_splits, "s"),
                                   t->splits[0].name, t->splits[0].n_parts,
                                   (unsigned long long)t->splits[0].contradicting,
                                   (unsigned long long)t->splits[0].messages,

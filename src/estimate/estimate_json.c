@@ -54,7 +54,7 @@ static json_t *domain_json(const tsync_estimate *e, const tsync_trace *t, uint32
     json_t *o, *locs = json_array();
     for (uint32_t i = 0; locs && i < t->n_locations; i++)
         if (t->locations[i].domain == d &&
-            json_array_append_new(locs, json_integer((json_int_t)t->locations[i].ref))) {
+            json_array_append_new(locs, tsync__location_json(t, i))) {
             json_decref(locs);
             return NULL;
         }

@@ -9,6 +9,7 @@
 #include "estimate/estimate_int.h"
 #include "trace/trace.h"
 #include "util/units.h"
+#include "util/str.h"
 
 static void print_domain(const tsync_estimate *e, uint32_t d, int w, FILE *out)
 {
@@ -90,8 +91,8 @@ void tsync_estimate_print(const tsync_estimate *e, const tsync_trace *t, FILE *o
         fprintf(out, "              %u unrelated groups of domains: their times cannot be "
                 "compared\n", e->n_comp);
     if (e->rejected)
-        fprintf(out, "  dropped     %llu samples contradicting linear clocks within a "
-                "minimum segment\n", (unsigned long long)e->rejected);
+        fprintf(out, "  dropped     %llu sample%s contradicting linear clocks within a "
+                "minimum segment\n", (unsigned long long)e->rejected, tsync__plural(e->rejected, "s"));
     for (uint32_t d = 0; d < e->n_domains; d++)
         if ((int)strlen(e->names[d]) > w)
             w = (int)strlen(e->names[d]);

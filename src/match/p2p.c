@@ -12,6 +12,7 @@
 
 #include "match/match.h"
 #include "util/ctx.h"
+#include "util/str.h"
 #include "util/vec.h"
 
 void tsync__match_input_free(struct tsync_match_input *in)
@@ -211,10 +212,12 @@ int tsync__match_p2p(struct tsync_trace *t, struct tsync_match_input *in, tsync_
             warn_unmatched(t, &in->recvs[pr[k]], 0, ++t->unmatched_recvs, ctx);
     }
     if (t->unmatched_sends > us || t->unmatched_recvs > ur)
-        tsync__warn(ctx, "%s: %llu sends and %llu receives are unmatched (a tracer that does not "
-                    "record receives completed in MPI_Wait or MPI_Sendrecv leaves sends alone)",
+        tsync__warn(ctx, "%s: %llu send%s and %llu receive%s are unmatched (a tracer that "
+                    "does not record receives completed in MPI_Wait or MPI_Sendrecv leaves "
+                    "sends alone)",
                     t->path, (unsigned long long)t->unmatched_sends,
-                    (unsigned long long)t->unmatched_recvs);
+                    tsync__plural(t->unmatched_sends, "s"), (unsigned long long)t->unmatched_recvs,
+                    tsync__plural(t->unmatched_recvs, "s"));
 out:
     free(ch.slot);
     free(ch.key);

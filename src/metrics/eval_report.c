@@ -9,6 +9,7 @@
 #include "metrics/deviation_report.h"
 #include "trace/trace.h"
 #include "tracesync/eval.h"
+#include "util/str.h"
 #include "util/units.h"
 
 static double share(uint64_t n, uint64_t total)
@@ -25,8 +26,8 @@ void tsync_eval_report_print(const tsync_eval_report *r, const tsync_trace *corr
         return;
     total = r->messages + r->logical_messages;
     fprintf(out, "eval: %s against the truth %s\n", corrected->path, truth->path);
-    fprintf(out, "  events               %llu on %u locations (%llu and %llu ticks/s)\n",
-            (unsigned long long)r->events, r->locations,
+    fprintf(out, "  events               %llu on %u location%s (%llu and %llu ticks/s)\n",
+            (unsigned long long)r->events, r->locations, tsync__plural(r->locations, "s"),
             (unsigned long long)r->corrected_resolution, (unsigned long long)r->truth_resolution);
     fprintf(out, "  common offset        %s (median of corrected - true, removed)\n",
             tsync__fmt_seconds(a, sizeof(a), r->offset_s));
@@ -42,9 +43,10 @@ void tsync_eval_report_print(const tsync_eval_report *r, const tsync_trace *corr
     for (uint32_t i = 0; i < r->locations; i++) {
         const tsync_eval_location *l = &r->per_location[i];
         const struct tsync_location *tl = &truth->locations[l->loc];
-        fprintf(out, "    %-18s max %s, p99 %s, mean %s (%llu events)", tl->name,
+        fprintf(out, "    %-18s max %s, p99 %s, mean %s (%llu event%s)", tl->name,
                 tsync__fmt_seconds(a, sizeof(a), l->max_abs_error_s), tsync__fmt_seconds(b, sizeof(b), l->p99_abs_error_s),
-                tsync__fmt_seconds(c, sizeof(c), l->mean_abs_error_s), (unsigned long long)l->events);
+                tsync__fmt_seconds(c, sizeof(c), l->mean_abs_error_s), (unsigned long long)l->events,
+                tsync__plural(l->events, "s"));
         fprintf(out, "; relative max %s, p99 %s, mean %s\n",
                 tsync__fmt_seconds(a, sizeof(a), l->relative_max_abs_error_s),
                 tsync__fmt_seconds(b, sizeof(b), l->relative_p99_abs_error_s),
@@ -88,7 +90,8 @@ static int put_errors(json_t *o, uint64_t events, double max, double p99, double
 static json_t *location_json(const tsync_eval_location *l, const tsync_trace *truth)
 {
     const struct tsync_location *tl = &truth->locations[l->loc];
-    json_t *e = json_pack("{s:I, s:s}", "location", (json_int_t)tl->ref, "name", tl->name);
+    json_t *e = json_pack("{s:o, s:s}", "location", tsync__location_json(truth, l->loc), "name",
+                          tl->name);
     const double rel[3] = { l->relative_max_abs_error_s, l->relative_p99_abs_error_s,
                             l->relative_mean_abs_error_s };
     if (e && put_errors(e, l->events, l->max_abs_error_s, l->p99_abs_error_s, l->mean_abs_error_s,

@@ -20,6 +20,7 @@
 
 #include "timemap/map.h"
 #include "util/ctx.h"
+#include "util/str.h"
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
@@ -319,7 +320,7 @@ int tsync__time_map_set_bounds(tsync_time_map *m, const int64_t *bounds, size_t 
     int64_t *copy;
     if (n != m->n)
         return tsync__fail(ctx, TSYNC_EINVAL, "%s: %zu error bounds for %zu point%s", what, n, m->n,
-                           m->n == 1 ? "" : "s");
+                           tsync__plural(m->n, "s"));
     for (size_t i = 0; i < n; i++)
         if (bounds[i] < 0)
             return tsync__fail(ctx, TSYNC_EINVAL, "%s: point %zu: error bound %lld is negative",

@@ -21,6 +21,7 @@
  *
  * Each map has exactly one selector:
  *   "location": n     the location whose id in the file (OTF2 LocationRef) is n
+ *   "location": "name" the location of that name (CSV, whose locations have no ids)
  *   "domain": "name"  every location of that clock domain
  *   "default": true   every location not named by another map
  * A location selector wins over a domain, a domain over the default. Naming a
@@ -395,11 +396,23 @@ static int read_map(struct loader *L, size_t i, json_t *obj)
         return tsync__fail(L->ctx, TSYNC_EFORMAT, "%s: \"name\" must be a string", L->what);
 
     /* The selector. */
-    if (jl) {
+    if (jl && json_is_string(jl)) {
+        /* By name: the locations of a CSV, which has no ids. */
+        for (loc = 0; loc < t->n_locations; loc++)
+            if (t->locations[loc].name && strcmp(t->locations[loc].name, json_string_value(jl)) == 0)
+                break;
+        if (loc == t->n_locations)
+            return tsync__fail(L->ctx, TSYNC_EINVAL, "%s: location \"%s\" is not in the trace",
+                               L->what, json_string_value(jl));
+        if (L->by_loc[loc] != NONE)
+            return tsync__fail(L->ctx, TSYNC_EINVAL,
+                               "%s: location \"%s\" is already named by map %zu",
+                               L->what, json_string_value(jl), L->by_loc[loc]);
+    } else if (jl) {
         if (!json_is_integer(jl) || json_integer_value(jl) < 0)
             return tsync__fail(L->ctx, TSYNC_EFORMAT,
-                               "%s: \"location\" must be a location id (an integer >= 0)",
-                               L->what);
+                               "%s: \"location\" must be a location id (an integer >= 0) "
+                               "or, in a CSV, a location's name", L->what);
         if (find_ref(L, (uint64_t)json_integer_value(jl), &loc)) {
             list_ids(t, list, sizeof(list));
             return tsync__fail(L->ctx, TSYNC_EINVAL,
@@ -603,8 +616,9 @@ static json_t *location_entry(const tsync_trace *t, uint32_t loc, const tsync_ti
 {
     const struct tsync_location *l = &t->locations[loc];
     json_t *e = json_object(), *fn = tsync__time_map_to_json(m);
-    if (!e || !fn || json_object_set_new(e, "location", json_integer((json_int_t)l->ref)) ||
-        (l->name && json_object_set_new(e, "name", json_string(l->name))) ||
+    if (!e || !fn || json_object_set_new(e, "location", tsync__location_json(t, loc)) ||
+        (t->format != TSYNC_FORMAT_CSV && l->name &&
+         json_object_set_new(e, "name", json_string(l->name))) ||
         json_object_update(e, fn)) {
         json_decref(e);
         json_decref(fn);

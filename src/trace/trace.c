@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <otf2/otf2.h>
 
 #include "trace/trace.h"
@@ -231,3 +232,11 @@ void tsync_timeline_free(tsync_timeline *tl)
 }
 
 tsync_time *tsync_timeline_times(tsync_timeline *tl, tsync_loc loc) { return tl->time[loc]; }
+
+json_t *tsync__location_json(const struct tsync_trace *t, tsync_loc loc)
+{
+    const struct tsync_location *l = &t->locations[loc];
+    if (t->format == TSYNC_FORMAT_CSV)
+        return json_string(l->name ? l->name : "");
+    return json_integer((json_int_t)l->ref);
+}

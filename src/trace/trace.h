@@ -148,4 +148,10 @@ enum tsync_coll_class tsync__coll_class(uint32_t otf2_op);
 /* Seconds between two tick values, for people. */
 double tsync__seconds(const struct tsync_trace *t, int64_t ticks);
 
+/* A location as its file names it, for reports and maps files: its id (OTF2
+ * LocationRef) where the format has ids, its name where names are all it has (CSV,
+ * whose names are often numbers other than our indices). NULL when out of memory. */
+struct json_t;
+struct json_t *tsync__location_json(const struct tsync_trace *t, tsync_loc loc);
+
 #endif

@@ -30,3 +30,34 @@ contains err.txt "overwrite the input"
 printf 'send_location,send_time_ns,recv_location,recv_time_ns\nhostA,x,hostB,1\n' >bad.csv
 run 2 "$TRACESYNC" check bad.csv
 contains err.txt "bad.csv: line 2: send_time_ns"
+
+# Numbers as location names, other than the indices inside: every report and maps
+# file names the locations as the CSV does, never a name beside a different id.
+printf 'send_location,send_time_ns,recv_location,recv_time_ns\n7,1000,5,90000\n5,2000,7,-85000\n5,3000,9,3500\n' >ids.csv
+run 1 "$TRACESYNC" check ids.csv
+contains out.txt "worst pairs          5 -> 7: 1 violation, max 87 us"
+if grep -q "(id" out.txt; then fail "check prints ids beside CSV names: $(cat out.txt)"; fi
+run 1 "$TRACESYNC" check ids.csv --json
+json_eq out.txt 'd["worst_pairs"][0]["send_location"], d["worst_pairs"][0]["recv_location"]' "('5', '7')"
+json_eq out.txt 'sorted(l["id"] for g in d["clock_domains"] for l in g["locations"])' "['5', '7', '9']"
+run 0 "$TRACESYNC" estimate ids.csv -o ids-maps.json -q
+json_eq ids-maps.json '[m["location"] for m in d["maps"]]' "['7', '5', '9']"
+json_eq ids-maps.json '"name" in d["maps"][0]' "False"
+json_eq ids-maps.json '[g["locations"] for g in d["estimate"]["domains"]]' "[['7'], ['5'], ['9']]"
+run 0 "$TRACESYNC" apply ids-maps.json ids.csv -o ids-applied -q
+contains ids-applied/ids.csv "7,89000,5,90000"
+run 0 "$TRACESYNC" sync ids.csv -o ids-sync --json -q
+json_eq out.txt '[p["send_location"] for p in d["before"]["worst_pairs"]]' "['5', '5']"
+run 0 "$TRACESYNC" eval ids-applied/ids.csv ids-sync/ids.csv --json
+json_eq out.txt 'sorted(l["location"] for l in d["per_location"])' "['5', '7', '9']"
+
+# Counts for people: "1 violation", "1 domain", "1 message", never "1 violations".
+run 0 "$TRACESYNC" sync ids.csv -o ids-sync
+contains out.txt "before         2 violations, 1 reversed of 3 messages"
+contains out.txt "hull: 1 domain bounded"
+printf 'send_location,send_time_ns,recv_location,recv_time_ns\n1,1000,2,90000\n' >one.csv
+run 0 "$TRACESYNC" sync one.csv -o one-sync --no-clc
+contains out.txt "0 violations, 0 reversed of 1 message (0.00 %)"
+run 0 "$TRACESYNC" check one.csv
+contains out.txt "unmatched            0 sends, 0 receives"
+echo ok
