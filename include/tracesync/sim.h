@@ -246,6 +246,14 @@ TSYNC_API int tsync_sim_load(tsync_sim_opts *o, const char *path, tsync_ctx *ctx
  */
 TSYNC_API int tsync_sim_validate(const tsync_sim_opts *o, tsync_ctx *ctx);
 
+/** About how many events (messages: two events each) a run of these options records,
+ *  and how many bytes it writes (trace and truth together), from the options alone:
+ *  app.events, or app.duration_s over the ranks and the mean compute phase, whichever
+ *  ends the run first; hosts.messages and the topology for format csv. Within a factor
+ *  of about 2 on the named scenarios; meant for a warning before a big run. */
+TSYNC_API double tsync_sim_estimate_events(const tsync_sim_opts *o);
+TSYNC_API double tsync_sim_estimate_bytes(const tsync_sim_opts *o);
+
 /** What a run produced. */
 typedef struct {
     uint64_t events;            /* events in each archive */

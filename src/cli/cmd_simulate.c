@@ -106,12 +106,12 @@ int cmd_simulate(int argc, char **argv)
             goto usage;
     if (tsync_sim_validate(&o, ctx))
         goto usage;
-    /* trace.otf2 and truth.otf2 take about 28 bytes an event together (smoke,
-     * 4 * 10^5 events: 11 MB); say so before writing gigabytes. */
-    if (!quiet && o.app.events && (double)o.app.events * 28.0 > 2e9)
-        fprintf(stderr, "tracesync simulate: warning: %llu events will take about %.0f GB in "
-                "%s (--events sets fewer)\n", (unsigned long long)o.app.events,
-                (double)o.app.events * 28.0 / 1e9, outdir);
+    /* Before writing gigabytes, say so and how to write fewer. */
+    if (!quiet && tsync_sim_estimate_bytes(&o) > 2e9)
+        fprintf(stderr, "tracesync simulate: warning: about %.3g events, %.0f GB in %s; "
+                "--events N or --duration T (or fewer --ranks, or --set hosts.messages=N for "
+                "format csv) make it smaller\n", tsync_sim_estimate_events(&o),
+                tsync_sim_estimate_bytes(&o) / 1e9, outdir);
     if (tsync_sim_run(&res, &o, outdir, ctx)) {
         rc = cli_fail(ctx, "simulate");
         goto out;

@@ -36,9 +36,8 @@ static int by_sent(const void *pa, const void *pb)
     return a->src != b->src ? (a->src < b->src ? -1 : 1) : (a->dst > b->dst) - (a->dst < b->dst);
 }
 
-/* Link i of the topology on n hosts as (a, b); the number of links. */
-static uint32_t topology_links(enum tsync_sim_topology t, uint32_t n, uint32_t i, uint32_t *a,
-                               uint32_t *b)
+uint32_t tsync__hosts_links(enum tsync_sim_topology t, uint32_t n, uint32_t i, uint32_t *a,
+                            uint32_t *b)
 {
     switch (t) {
     case TSYNC_SIM_TOPO_PAIR: *a = 0, *b = 1; return 1;
@@ -79,7 +78,7 @@ static void close_csv(struct tsync_sim *s, FILE *f, const char *path)
 int tsync__hosts_run(struct tsync_sim *s, tsync_sim_result *res, const char *dir)
 {
     const tsync_sim_opts *o = s->o;
-    uint32_t a, b, n_links = topology_links(o->hosts.topology, o->nodes, 0, &a, &b);
+    uint32_t a, b, n_links = tsync__hosts_links(o->hosts.topology, o->nodes, 0, &a, &b);
     uint64_t per = o->hosts.messages, n = 2 * per * n_links, k = 0;
     int64_t t0 = tsync__sim_ticks(s, 1.0 + o->clock.offset_max_s +
                                          o->clock.steps * o->clock.step_max_s);
@@ -91,7 +90,7 @@ int tsync__hosts_run(struct tsync_sim *s, tsync_sim_result *res, const char *dir
     if (!m)
         return s->rc = tsync__oom(s->ctx);
     for (uint32_t i = 0; i < n_links; i++) {
-        topology_links(o->hosts.topology, o->nodes, i, &a, &b);
+        tsync__hosts_links(o->hosts.topology, o->nodes, i, &a, &b);
         for (uint64_t j = 0; j < 2 * per; j++, k++) {
             m[k].sent = t0 + (int64_t)(tsync__rng_uniform(&s->rng) * span);
             m[k].src = j < per ? a : b;

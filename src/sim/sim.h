@@ -144,6 +144,9 @@ void tsync__coll_free(struct tsync_sim *s);
 /* ---- hosts.c */
 /* The run of format csv: writes DIR/trace.csv and DIR/truth.csv; sets the events,
  * messages and the true time span in `res`. */
+/* Link i of the topology on n hosts as (a, b); the number of links. */
+uint32_t tsync__hosts_links(enum tsync_sim_topology t, uint32_t n, uint32_t i, uint32_t *a,
+                            uint32_t *b);
 int tsync__hosts_run(struct tsync_sim *s, tsync_sim_result *res, const char *dir);
 
 /* ---- offsets.c */

@@ -119,3 +119,21 @@ contains err.txt "--bin 0"
 run 2 "$TRACESYNC" eval sim/trace.otf2 sim/truth.otf2 --bin 3parsecs
 contains err.txt "positive duration"
 [ ! -e x ] || fail "a failed simulate left x/ behind"
+
+# A run of gigabytes is announced, with its size and how to make it smaller, before
+# anything is written (here smoke for ten hours: stopped once it has said so); the
+# small runs of the README say nothing.
+cat >announce.py <<'P'
+import subprocess, sys
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+line = p.stderr.readline()
+p.terminate()
+p.wait()
+print(line, end="")
+P
+python3 announce.py "$TRACESYNC" simulate --scenario smoke --duration 10h -o huge >warn.txt
+contains warn.txt "tracesync simulate: warning: about 2.3e+10 events, 645 GB in huge; --events N or --duration T"
+[ -z "$(ls -A huge 2>/dev/null)" ] || fail "huge: $(ls -A huge)"
+run 0 "$TRACESYNC" simulate --ranks 16 --nodes 4 --duration 10s --sessions 2s -o readme
+if grep -q warning err.txt; then fail "a README example warns: $(cat err.txt)"; fi
+echo ok

@@ -497,6 +497,7 @@ static void test_hosts_csv(void **state)
         assert_int_equal(tsync_sim_set(&o, "app.duration_s", "10min", ctx), 0);
         run(&o, dir, &r);
         assert_int_equal(r.messages, 2 * 7 * links[k]);
+        assert_true(tsync_sim_estimate_events(&o) == (double)r.events);
         assert_true(r.end_s - r.start_s < 600.1);
         t = open_trace(dir, "trace.csv");
         tt = open_trace(dir, "truth.csv");
@@ -553,6 +554,38 @@ static int teardown(void **state)
     return 0;
 }
 
+/* The size a run will write, from its options: within a factor of 2 of the run's
+ * (by --duration: smoke for 0.2 s; by --events: 5000), and far above the 2 GB
+ * warning for smoke over ten hours, without running it. */
+static void test_estimate_size(void **state)
+{
+    tsync_sim_opts o = smoke(5);
+    tsync_sim_result r;
+    struct stat sb;
+    char dir[4096], path[4200];
+    double bytes;
+    (void)state;
+    o.app.events = 0;
+    o.app.duration_s = 0.2;
+    scratch(dir, sizeof(dir), "estimate");
+    run(&o, dir, &r);
+    assert_true(tsync_sim_estimate_events(&o) > 0.5 * (double)r.events);
+    assert_true(tsync_sim_estimate_events(&o) < 2.0 * (double)r.events);
+    bytes = 0;
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof(path), "%s/%s/%d.evt", dir, "trace", i);
+        assert_int_equal(stat(path, &sb), 0);
+        bytes += 2.0 * (double)sb.st_size; /* trace and truth hold the same events */
+    }
+    assert_true(tsync_sim_estimate_bytes(&o) > 0.5 * bytes);
+    assert_true(tsync_sim_estimate_bytes(&o) < 2.0 * bytes);
+    o.app.events = 5000;
+    assert_true(tsync_sim_estimate_events(&o) == 5000.0);
+    o.app.events = 0;
+    o.app.duration_s = 36000;
+    assert_true(tsync_sim_estimate_bytes(&o) > 2e9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -567,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_cyclic_origins),
         cmocka_unit_test(test_hosts_csv),
         cmocka_unit_test(test_hosts_options),
+        cmocka_unit_test(test_estimate_size),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
