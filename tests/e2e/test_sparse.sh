@@ -29,7 +29,7 @@ d = json.load(open(sys.argv[1]))
 off, drift = 4560342.718892494, 2.6869649223560965e-05
 ref = d["estimate"]["references"][0]
 shift = d["estimate"]["components"][0]["shift"]
-maps = {m["name"]: m for m in d["maps"]}
+maps = {m["location"]: m for m in d["maps"]}
 def true_of(host, t):                        # true time (hostA's clock) of a reading
     return t if host == "hostA" else (t - off) / (1 + drift)
 def ref_of(t):                               # the reference clock at true time t
