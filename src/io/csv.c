@@ -295,7 +295,7 @@ int tsync__csv_open(tsync_trace **out, const char *path, const struct tsync__dom
 int tsync__csv_write(const tsync_trace *t, const tsync_timeline *tl, const char *outdir, tsync_ctx *ctx)
 {
     const char *base = strrchr(t->path, '/');
-    char *final = NULL, *tmpdir = NULL, *tmp = NULL;
+    char *final = NULL, *tmpdir = NULL;
     struct stat in_sb, out_sb;
     FILE *f = NULL;
     int rc;
@@ -313,17 +313,9 @@ int tsync__csv_write(const tsync_trace *t, const tsync_timeline *tl, const char 
                          "another -o", final);
         goto out;
     }
-    if ((rc = tsync__outdir_begin(&tmpdir, outdir, ctx)))
+    if ((rc = tsync__outdir_begin(&tmpdir, outdir, ctx)) ||
+        (rc = tsync__outdir_create_file(&f, tmpdir, base, final, ctx)))
         goto out;
-    /* fopen, not mkstemp: the file's mode follows the umask like every output. */
-    if (!(tmp = tsync__strfmt("%s/%s", tmpdir, base))) {
-        rc = tsync__oom(ctx);
-        goto out;
-    }
-    if (!(f = fopen(tmp, "w"))) {
-        rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot create: %s", final, strerror(errno));
-        goto out;
-    }
     fprintf(f, "%s\n", HEADER);
     for (size_t i = 0; i < t->n_messages; i++) {
         const struct tsync_message *m = &t->messages[i];
@@ -331,17 +323,10 @@ int tsync__csv_write(const tsync_trace *t, const tsync_timeline *tl, const char 
                 (long long)tl->time[m->send_loc][m->send_idx], t->locations[m->recv_loc].name,
                 (long long)tl->time[m->recv_loc][m->recv_idx]);
     }
-    rc = tsync__outdir_close_file(f, final, ctx);
-    f = NULL;
-    if (rc == TSYNC_OK) {
-        rc = tsync__outdir_finish(tmpdir, outdir, &base, 1, ctx);
-        tmpdir = NULL;
-    }
+    rc = tsync__outdir_finish_file(f, tmpdir, outdir, base, final, ctx);
+    tmpdir = NULL;
 out:
-    if (f)
-        fclose(f);
     tsync__outdir_end(tmpdir);
-    free(tmp);
     free(final);
     return rc;
 }

@@ -318,7 +318,23 @@ void tsync_ctx_drop_outputs(tsync_ctx *ctx)
     *held = NULL;
 }
 
-int tsync__outdir_close_file(FILE *f, const char *final, tsync_ctx *ctx)
+int tsync__outdir_create_file(FILE **f, const char *tmpdir, const char *name, const char *final,
+                              tsync_ctx *ctx)
+{
+    char *tmp = tsync__path_join(tmpdir, name);
+    if (!tmp)
+        return tsync__oom(ctx);
+    /* fopen, not mkstemp: the file's mode follows the umask like every output. */
+    *f = fopen(tmp, "w");
+    free(tmp);
+    if (!*f)
+        return tsync__fail(ctx, TSYNC_EIO, "%s: cannot create: %s", final, strerror(errno));
+    return TSYNC_OK;
+}
+
+/* Closes a file written in a temporary directory: 0, or TSYNC_EIO naming the file
+ * as `final` when a write, the flush or the close failed. */
+static int close_file(FILE *f, const char *final, tsync_ctx *ctx)
 {
     int bad = fflush(f) != 0 || ferror(f), err = errno;
     if (fclose(f) != 0 && !bad) {
@@ -331,13 +347,24 @@ int tsync__outdir_close_file(FILE *f, const char *final, tsync_ctx *ctx)
     return TSYNC_OK;
 }
 
+int tsync__outdir_finish_file(FILE *f, char *tmpdir, const char *outdir, const char *name,
+                              const char *final, tsync_ctx *ctx)
+{
+    int rc = close_file(f, final, ctx);
+    if (rc) {
+        tsync__outdir_end(tmpdir);
+        return rc;
+    }
+    return tsync__outdir_finish(tmpdir, outdir, &name, 1, ctx);
+}
+
 int tsync_write_text_output(const char *path, const char *text, tsync_ctx *ctx)
 {
     const char *slash = strrchr(path, '/');
     char *dir = slash ? (slash == path ? strdup("/") : strndup(path, (size_t)(slash - path)))
                       : strdup(".");
     const char *name = slash ? slash + 1 : path;
-    char *tmpdir = NULL, *tmp = NULL;
+    char *tmpdir = NULL;
     FILE *f = NULL;
     int rc;
     if (!dir)
@@ -346,29 +373,14 @@ int tsync_write_text_output(const char *path, const char *text, tsync_ctx *ctx)
         rc = tsync__fail(ctx, TSYNC_EINVAL, "%s: a file name is needed, not a directory", path);
         goto out;
     }
-    if ((rc = tsync__outdir_begin(&tmpdir, dir, ctx)))
+    if ((rc = tsync__outdir_begin(&tmpdir, dir, ctx)) ||
+        (rc = tsync__outdir_create_file(&f, tmpdir, name, path, ctx)))
         goto out;
-    if (!(tmp = tsync__path_join(tmpdir, name))) {
-        rc = tsync__oom(ctx);
-        goto out;
-    }
-    /* fopen: the file's mode follows the umask like every output. */
-    if (!(f = fopen(tmp, "w"))) {
-        rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot create: %s", path, strerror(errno));
-        goto out;
-    }
     fputs(text, f);
-    rc = tsync__outdir_close_file(f, path, ctx);
-    f = NULL;
-    if (rc == TSYNC_OK) {
-        rc = tsync__outdir_finish(tmpdir, dir, &name, 1, ctx);
-        tmpdir = NULL;
-    }
+    rc = tsync__outdir_finish_file(f, tmpdir, dir, name, path, ctx);
+    tmpdir = NULL;
 out:
-    if (f)
-        fclose(f);
     tsync__outdir_end(tmpdir);
-    free(tmp);
     free(dir);
     return rc;
 }

@@ -24,9 +24,14 @@ int tsync__outdir_begin(char **tmpdir, const char *outdir, tsync_ctx *ctx);
 int tsync__outdir_finish(char *tmpdir, const char *outdir, const char *const *names, size_t n,
                          tsync_ctx *ctx);
 
-/* Closes a file written in a temporary directory: 0, or TSYNC_EIO naming the file
- * as `final` (its path in OUTDIR) when a write, the flush or the close failed. */
-int tsync__outdir_close_file(FILE *f, const char *final, tsync_ctx *ctx);
+/* A one-file output: creates tmpdir/name (its mode follows the umask like every
+ * output), then closes it and finishes it into OUTDIR/name (tsync__outdir_finish,
+ * which takes tmpdir). Errors name the file as `final`, its path in OUTDIR: a
+ * write, the flush or the close that failed is TSYNC_EIO. */
+int tsync__outdir_create_file(FILE **f, const char *tmpdir, const char *name, const char *final,
+                              tsync_ctx *ctx);
+int tsync__outdir_finish_file(FILE *f, char *tmpdir, const char *outdir, const char *name,
+                              const char *final, tsync_ctx *ctx);
 
 /* Removes tmpdir (with earlier outputs that commit replaced) and frees it. */
 void tsync__outdir_end(char *tmpdir);
