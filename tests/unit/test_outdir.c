@@ -69,7 +69,7 @@ static void test_held_outputs_land_together(void **state)
     assert_int_equal(tsync_write_text_output(pa, "new one\n", ctx), 0);
     assert_int_equal(tsync_write_text_output(pb, "new two\n", ctx), 0);
     {
-        char tmp[700], blocker[800];
+        char tmp[1024], blocker[1200];
         temporary_dir(b, tmp, sizeof(tmp));
         snprintf(blocker, sizeof(blocker), "%s/.old-two.txt", tmp);
         assert_int_equal(mkdir(blocker, 0777), 0);
