@@ -41,7 +41,8 @@
  * for the maps the share of events whose |error| is within their map's bound (per
  * point, interpolated between the points as the estimator does, the outermost
  * point's bound beyond them; reference domain: 0), the largest |error| / bound, the
- * largest bound, how many events have a map without a bound; asymmetry_ns: half the
+ * largest bound and the mean bound (the reference domain's events count 0), how many
+ * events have a map without a bound; asymmetry_ns: half the
  * largest difference between the minimum true delays of the two directions of a
  * pair of locations (the offset error that no estimator can see).
  *
@@ -185,6 +186,7 @@ struct stats {
     double max, sum, p99;  /* ticks */
     double main_max;       /* max over the events of the main phase */
     double max_bound;      /* largest bound at an event, ticks */
+    double sum_bound;      /* of the bounds at events that have one, ticks */
     double max_ratio;      /* largest |error| / bound over events with a bound > 0 */
     double *abs;           /* |error| of every counted event (for the percentile) */
 };
@@ -497,6 +499,7 @@ static void measure(struct stats *s, const struct setup *su, const struct axis *
             if (has_bound) {
                 double b = bound_at(&bc, raw[j]);
                 s->inside += err <= b;
+                s->sum_bound += b;
                 if (b > s->max_bound)
                     s->max_bound = b;
                 if (b > 0 && err / b > s->max_ratio)
@@ -790,11 +793,14 @@ static void run_class(const char *dir, const struct trace_class *c, int test, ts
         axis_free(&ax);
         print_stats(c->id, cf->name, "maps", &s, ns_per_tick);
         printf(" inside_bound=%.4f%% outside_bound=%llu max_error_of_bound=%.1f%% "
-               "max_bound_ns=%.1f unbounded=%llu violations=%llu reference=%s components=%u "
-               "seconds=%.3f\n",
+               "max_bound_ns=%.1f mean_bound_ns=%.1f unbounded=%llu violations=%llu reference=%s "
+               "components=%u seconds=%.3f\n",
                s.events ? 100.0 * (double)s.inside / (double)s.events : 0.0,
                (unsigned long long)(s.events - s.inside - s.unbounded), 100.0 * s.max_ratio,
-               s.max_bound * ns_per_tick, (unsigned long long)s.unbounded,
+               s.max_bound * ns_per_tick,
+               s.events > s.unbounded ? s.sum_bound / (double)(s.events - s.unbounded) * ns_per_tick
+                                      : 0.0,
+               (unsigned long long)s.unbounded,
                (unsigned long long)after_maps, tsync_trace_location_name(trace, ref),
                tsync_estimate_component_count(e), t_est);
         fflush(stdout);

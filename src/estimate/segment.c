@@ -194,6 +194,11 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
     if (est == &tsync__hull_estimator && params->window > 0 &&
         (rc = tsync__windows_build(&fit->windows, s, &fit->pieces, params->window)))
         goto fail;
+    /* The constraints bound every point directly where they bracket it; not where
+     * some contradicted a piece (a latency or a clock the assumptions miss). */
+    fit->guaranteed = est == &tsync__hull_estimator;
+    if (!fit->rejected && (rc = tsync__envelope_build(&fit->envelope, s, &fit->pieces)))
+        goto fail;
     return 0;
 fail:
     if (state)
@@ -206,6 +211,7 @@ void tsync__pair_fit_free(struct tsync__pair_fit *fit)
 {
     tsync__pieces_free(&fit->pieces);
     tsync__windows_free(&fit->windows);
+    tsync__envelope_free(&fit->envelope);
 }
 
 /* ---- joining pieces ------------------------------------------------------------------- */
