@@ -194,29 +194,32 @@ static int split_at(struct tsync__pwl *f, tsync_time xa, tsync_time xb)
     return 0;
 }
 
+/* What segment_bound needs between segments: the envelope and its cursors. */
+struct cursor {
+    const struct tsync__pair_fit *fit;
+    size_t iu, il;
+};
+
+static long double cursor_bound(void *ctx, const struct tsync__pwl *f, size_t k)
+{
+    struct cursor *c = ctx;
+    return segment_bound(&c->fit->envelope, f, k, c->fit->wander, &c->iu, &c->il);
+}
+
 int tsync__envelope_bound(const struct tsync__pair_fit *fit, struct tsync__pwl *f)
 {
     const struct tsync__envelope *env = &fit->envelope;
-    size_t iu = 0, il = 0;
-    double left = 0;   /* what the segment before needs at point k */
+    struct cursor c = { fit, 0, 0 };
     tsync_time xa, xb;
     if (!fit->guaranteed || f->n < 2 || env->up.n < 2 || env->lo.n < 2)
         return 0;
     xa = env->up.v[0].x > env->lo.v[0].x ? env->up.v[0].x : env->lo.v[0].x;
     xb = env->up.v[env->up.n - 1].x < env->lo.v[env->lo.n - 1].x ? env->up.v[env->up.n - 1].x
                                                                     : env->lo.v[env->lo.n - 1].x;
-    if (xa >= xb || split_at(f, xa, xb))
-        return xa >= xb ? 0 : TSYNC_ENOMEM;
-    for (size_t k = 0; k + 1 < f->n; k++) {
-        double n0 = f->bound[k], n1 = f->bound[k + 1];
-        long double b = segment_bound(env, f, k, fit->wander, &iu, &il);
-        /* The smaller of the two, constant over the segment; the old bounds,
-         * linear between the points, still cover a segment left alone. */
-        if (b < fmax(n0, n1))
-            n0 = n1 = (double)ceill(b);
-        f->bound[k] = fmax(left, n0);
-        left = n1;
-    }
-    f->bound[f->n - 1] = left;
+    if (xa >= xb)
+        return 0;
+    if (split_at(f, xa, xb))
+        return TSYNC_ENOMEM;
+    tsync__pwl_lower(f, cursor_bound, &c);
     return 0;
 }

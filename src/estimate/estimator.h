@@ -73,6 +73,7 @@ struct tsync__piece {
     enum tsync_bound_kind kind;     /* BOUNDED or FALLBACK */
     uint64_t samples;               /* samples the piece rests on */
     double error;                   /* the pair error this piece gives the graph, ticks */
+    int open;                       /* the data leave the slope open (max_drift limits it) */
     void (*range)(const struct tsync__piece *p, tsync_time x, long double *lo, long double *hi);
     void *data;                     /* owned, freed with the piece */
 };
@@ -238,6 +239,17 @@ struct tsync__pwl {
  * 0 or TSYNC_ENOMEM. */
 int tsync__pwl_from_fit(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
                         tsync_time to);
+
+/* Lowers f's bounds segment by segment to seg(ctx, f, k) where that is smaller
+ * than the segment's own (INFINITY: no other bound), each lowered segment's bound
+ * constant over it, so that linear interpolation still covers every segment. */
+typedef long double (*tsync__segment_bound_fn)(void *ctx, const struct tsync__pwl *f, size_t k);
+void tsync__pwl_lower(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx);
+
+/* Lowers the bounds of f, a pair function from tsync__pwl_from_fit, where a piece
+ * leaves its slope open: the nearest piece with a fixed slope, extrapolated with the
+ * wander margin, holds there too. Like the envelope, for the maps' bounds only. */
+void tsync__pwl_open_bounds(const struct tsync__pair_fit *fit, struct tsync__pwl *f);
 
 /* Lowers the bounds of f, a pair function from tsync__pwl_from_fit, to the fit's
  * envelope's where that is smaller over a whole segment; only where the pieces'

@@ -1,7 +1,9 @@
-/* test_envelope.c - the one-way constraints as a point-by-point bound
- * (src/estimate/envelope.c): on curves whose drift wanders within max_wander the
- * bound holds at every point and is far tighter than the pieces' own; where the
- * constraints contradict each other, or beyond them, the pieces' bounds stay. */
+/* test_envelope.c - the maps' bounds beyond the pieces' own: the one-way
+ * constraints as a point-by-point bound (src/estimate/envelope.c): on curves whose
+ * drift wanders within max_wander the bound holds at every point and is far tighter
+ * than the pieces' own; where the constraints contradict each other, or beyond them,
+ * the pieces' bounds stay. And pieces whose slope the data leave open, bounded by
+ * their neighbour's extrapolation (tsync__pwl_open_bounds, segment.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -180,12 +182,56 @@ static void test_outside_keeps_bounds(void **state)
     assert_true(fb[2] == 5);
 }
 
+/* Dense messages both ways for 100 s, then three one way over 15 minutes: the
+ * last pieces see one direction (no bound at all), the first piece's extrapolation
+ * with the wander margin bounds them to milliseconds. */
+static void test_open_piece(void **state)
+{
+    struct tsync__pair_samples s;
+    struct tsync__est_params p = params();
+    struct tsync__pair_fit fit;
+    struct tsync__pwl f;
+    tsync_time end = 1000 * SECOND;
+    double before;
+    (void)state;
+    p.max_gap = 10 * SECOND;
+    messages(&s, 2000);
+    /* Keep the first 100 s of both ways, then three BELOW points. */
+    while (s.n_above && s.above[s.n_above - 1].x > 100 * SECOND)
+        s.n_above--;
+    while (s.n_below && s.below[s.n_below - 1].x > 100 * SECOND)
+        s.n_below--;
+    for (int i = 1; i <= 3; i++) {
+        tsync_time x = (tsync_time)i * 300 * SECOND;
+        s.below[s.n_below].x = x;
+        s.below[s.n_below++].y = (tsync_time)floorl(curve(x) - 60000);
+    }
+    assert_int_equal(tsync__fit_pair(&fit, &tsync__hull_estimator, &p, &s), 0);
+    assert_true(fit.pieces.n >= 2 && fit.pieces.v[fit.pieces.n - 1].open);
+    assert_int_equal(tsync__pwl_from_fit(&f, &fit, 0, end), 0);
+    before = f.bound[f.n - 1];
+    tsync__pwl_open_bounds(&fit, &f);
+    for (tsync_time x = 0; x <= end; x += end / 100000) {
+        double err = fabs((double)(curve(x) - tsync__pwl_eval(&f, (long double)x)));
+        if (err > bound_at(&f, x))
+            fail_msg("at %.3f s the error %.0f ns is outside the bound %.0f ns", (double)x / 1e9,
+                     err, bound_at(&f, x));
+    }
+    print_message("bound at 1000 s: %.0f ns -> %.0f ns\n", before, f.bound[f.n - 1]);
+    assert_true(isinf(before) && f.bound[f.n - 1] < 20e6);
+    tsync__pwl_free(&f);
+    tsync__pair_fit_free(&fit);
+    free(s.above);
+    free(s.below);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_holds_and_tightens),
         cmocka_unit_test(test_contradiction_keeps_bounds),
         cmocka_unit_test(test_outside_keeps_bounds),
+        cmocka_unit_test(test_open_piece),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
