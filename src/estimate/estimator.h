@@ -73,6 +73,7 @@ struct tsync__piece {
     enum tsync_bound_kind kind;     /* BOUNDED or FALLBACK */
     uint64_t samples;               /* samples the piece rests on */
     double error;                   /* the pair error this piece gives the graph, ticks */
+    int open;                       /* the data leave the slope open (max_drift limits it) */
     void (*range)(const struct tsync__piece *p, tsync_time x, long double *lo, long double *hi);
     void *data;                     /* owned, freed with the piece */
 };
@@ -179,6 +180,16 @@ struct tsync__windows {
 };
 
 /* Result of estimating one pair in one direction. */
+/* The one-way constraints kept as a point-by-point bound (envelope.c): a subset
+ * of the ABOVE points (up) and of the BELOW points (lo), each in order of x. */
+struct tsync__knots {
+    size_t n;
+    struct tsync__pt *v;
+};
+struct tsync__envelope {
+    struct tsync__knots up, lo;
+};
+
 struct tsync__pair_fit {
     struct tsync__pieces pieces;
     struct tsync__est_stats stats;
@@ -187,6 +198,8 @@ struct tsync__pair_fit {
     uint64_t gaps;          /* pieces started after a gap longer than max_gap */
     double wander;          /* params->wander: how a bound grows away from the samples */
     struct tsync__windows windows;  /* the hull's pieces follow them where they bend */
+    struct tsync__envelope envelope;
+    int guaranteed;         /* the pieces' ranges are guaranteed (hull), not statistical */
 };
 
 /* Runs `est` over the samples (each kind sorted by x), splitting where add_sample
@@ -202,6 +215,12 @@ void tsync__pair_fit_free(struct tsync__pair_fit *fit);
 int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samples *s,
                          const struct tsync__pieces *ps, int64_t max_width);
 void tsync__windows_free(struct tsync__windows *w);
+
+/* The envelope of a pair's one-way samples (each kind sorted by x) for the pieces
+ * ps fitted to them. 0 or TSYNC_ENOMEM (env empty). */
+int tsync__envelope_build(struct tsync__envelope *env, const struct tsync__pair_samples *s,
+                          const struct tsync__pieces *ps);
+void tsync__envelope_free(struct tsync__envelope *env);
 
 /* A piecewise-linear function of ticks with a bound per point: what a pair or a
  * domain map becomes. x strictly increasing, y non-decreasing; bound in ticks of
@@ -220,6 +239,25 @@ struct tsync__pwl {
  * 0 or TSYNC_ENOMEM. */
 int tsync__pwl_from_fit(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
                         tsync_time to);
+
+/* Lowers f's bounds segment by segment to seg(ctx, f, k) where that is smaller
+ * than the segment's own (INFINITY: no other bound), each lowered segment's bound
+ * constant over it, so that linear interpolation still covers every segment. */
+typedef long double (*tsync__segment_bound_fn)(void *ctx, const struct tsync__pwl *f, size_t k);
+void tsync__pwl_lower(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx);
+
+/* Lowers the bounds of f, a pair function from tsync__pwl_from_fit, where a piece
+ * leaves its slope open: the nearest piece with a fixed slope, extrapolated with the
+ * wander margin, holds there too. Like the envelope, for the maps' bounds only. */
+void tsync__pwl_open_bounds(const struct tsync__pair_fit *fit, struct tsync__pwl *f);
+
+/* Lowers the bounds of f, a pair function from tsync__pwl_from_fit, to the fit's
+ * envelope's where that is smaller over a whole segment; only where the pieces'
+ * bounds are guaranteed (a statistical bound is not made a promise by taking the
+ * smaller of it and a guaranteed one). The pairs' weights in the graph stay those
+ * of their pieces: the envelope is for the bounds of the maps. f gets a point
+ * where the envelope begins and ends. 0 or TSYNC_ENOMEM (f unchanged). */
+int tsync__envelope_bound(const struct tsync__pair_fit *fit, struct tsync__pwl *f);
 void tsync__pwl_free(struct tsync__pwl *f);
 /* Room for cap points, none yet. 0 or TSYNC_ENOMEM. */
 int tsync__pwl_alloc(struct tsync__pwl *f, size_t cap);

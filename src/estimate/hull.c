@@ -357,6 +357,7 @@ static int hull_finish(void *state, struct tsync__pieces *out)
          * exchange, or messages too close in time): the mean would be half that
          * arbitrary drift, 500 ppm by default. No drift the data do not ask for. */
         pc.kind = TSYNC_BOUND_BOUNDED;
+        pc.open = 1;
         pc.a = clampl(1, r->a_lo, r->a_hi);
         pc.b = mid_offset(r, &pc, pc.a);
         hull_range(&pc, pc.x_first, &lo0, &hi0);
@@ -365,6 +366,7 @@ static int hull_finish(void *state, struct tsync__pieces *out)
     } else {
         /* One direction only: no drift, the tightest constraint on the line. */
         pc.kind = TSYNC_BOUND_FALLBACK;
+        pc.open = 1;
         pc.a = clampl(1, r->a_lo, r->a_hi);
         pc.b = mid_offset(r, &pc, pc.a);
         pc.error = INFINITY;

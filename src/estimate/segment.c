@@ -194,6 +194,11 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
     if (est == &tsync__hull_estimator && params->window > 0 &&
         (rc = tsync__windows_build(&fit->windows, s, &fit->pieces, params->window)))
         goto fail;
+    /* The constraints bound every point directly where they bracket it; not where
+     * some contradicted a piece (a latency or a clock the assumptions miss). */
+    fit->guaranteed = est == &tsync__hull_estimator;
+    if (!fit->rejected && (rc = tsync__envelope_build(&fit->envelope, s, &fit->pieces)))
+        goto fail;
     return 0;
 fail:
     if (state)
@@ -206,6 +211,7 @@ void tsync__pair_fit_free(struct tsync__pair_fit *fit)
 {
     tsync__pieces_free(&fit->pieces);
     tsync__windows_free(&fit->windows);
+    tsync__envelope_free(&fit->envelope);
 }
 
 /* ---- joining pieces ------------------------------------------------------------------- */
@@ -279,6 +285,61 @@ static double fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long
            (x >= v[k + 1].x_first || v[k + 1].x_first - x < x - v[k].x_last))
         k++;
     return joint_bound(fit, k, k, x, value);
+}
+
+/* ---- bounds of the maps --------------------------------------------------------------- */
+
+void tsync__pwl_lower(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx)
+{
+    double left = 0;   /* what the segment before needs at point k */
+    for (size_t k = 0; k + 1 < f->n; k++) {
+        double n0 = f->bound[k], n1 = f->bound[k + 1];
+        long double b = seg(ctx, f, k);
+        /* A bound constant over the segment; the old bounds, linear between the
+         * points, still cover a segment left alone. */
+        if (b < fmax(n0, n1))
+            n0 = n1 = (double)ceill(b);
+        f->bound[k] = fmax(left, n0);
+        left = n1;
+    }
+    if (f->n)
+        f->bound[f->n - 1] = left;
+}
+
+/* Over f's segment k inside a piece whose slope the data leave open: the range of
+ * the nearest piece whose data fix theirs, extrapolated with the wander margin,
+ * which holds there too (convex in x: its larger end covers the segment). */
+static long double open_segment_bound(void *ctx, const struct tsync__pwl *f, size_t k)
+{
+    const struct tsync__pair_fit *fit = ctx;
+    const struct tsync__piece *v = fit->pieces.v;
+    tsync_time mid = f->x[k] + (f->x[k + 1] - f->x[k]) / 2;
+    size_t h = 0, j = SIZE_MAX;
+    long double b = 0;
+    while (h + 1 < fit->pieces.n && mid > v[h].x_last &&
+           (mid >= v[h + 1].x_first || v[h + 1].x_first - mid < mid - v[h].x_last))
+        h++;
+    if (!v[h].open)
+        return INFINITY;
+    for (size_t i = 0; i < fit->pieces.n; i++)
+        if (!v[i].open && v[i].kind == TSYNC_BOUND_BOUNDED &&
+            (j == SIZE_MAX || llabs(i < h ? mid - v[i].x_last : v[i].x_first - mid) <
+                                  llabs(j < h ? mid - v[j].x_last : v[j].x_first - mid)))
+            j = i;
+    if (j == SIZE_MAX)
+        return INFINITY;
+    for (int end = 0; end < 2; end++) {
+        tsync_time x = f->x[k + end];
+        long double bx = tsync__piece_bound_at(&v[j], x, (long double)(f->y[k + end] - v[j].y0)) +
+                         wander_margin(&v[j], x, fit->wander);
+        b = bx > b ? bx : b;
+    }
+    return b;
+}
+
+void tsync__pwl_open_bounds(const struct tsync__pair_fit *fit, struct tsync__pwl *f)
+{
+    tsync__pwl_lower(f, open_segment_bound, (void *)fit);
 }
 
 /* Appends the point (x, value) with the bound of pieces [k0, k1]. */

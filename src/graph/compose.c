@@ -163,6 +163,9 @@ int tsync__compose_tree(struct tsync__pwl *maps, const struct tsync__tree *t)
         }
         if ((rc = tsync__pwl_from_fit(&up[d], fit, lo[d], hi[d])))
             goto out;
+        tsync__pwl_open_bounds(fit, &up[d]);
+        if ((rc = tsync__envelope_bound(fit, &up[d])))
+            goto out;
         a = (tsync_time)floorl(tsync__pwl_eval(&up[d], (long double)lo[d])) - 1;
         b = (tsync_time)ceill(tsync__pwl_eval(&up[d], (long double)hi[d])) + 1;
         if (lo[p] > hi[p]) {

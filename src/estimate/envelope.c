@@ -1,0 +1,225 @@
+/* envelope.c - the one-way constraints as a bound that holds point by point.
+ *
+ * A piece's range (hull.c, regress.c) holds for a clock that is linear over the
+ * piece; segment.c widens it by a margin for a drift that wanders by at most w per
+ * tick, which over a piece of length L is w L^2 / 8: over an hour of dense
+ * messages at 0.01 ppm/s, milliseconds, where the messages themselves keep the
+ * clock within tens of microseconds at every moment. The constraints say so
+ * directly. If the curve y(x) passes at or below ABOVE points (x_a, Y_a) and
+ * (x_b, Y_b) with x_a <= x <= x_b, and |y''| <= w, then y + w/2 (x - x_a)(x - x_b)
+ * is convex, so
+ *
+ *     y(x) <= Y_a + (Y_b - Y_a) (x - x_a) / (x_b - x_a) + w/2 (x - x_a)(x_b - x)
+ *
+ * and the same below BELOW points, mirrored. This holds for any two constraints
+ * that bracket x, with no assumption about lines or pieces; it needs only the
+ * minimum latencies and max_wander that every bound of the estimate already rests
+ * on. The knots kept are one constraint of every KNOT_EVERY, the tightest of its
+ * group against the piece's line (any subset gives a valid bound; the tightest
+ * ones a close one), plus the first and last: one point in KNOT_EVERY.
+ *
+ * envelope_bound then bounds the error of a joined function f segment by segment:
+ * f, the upper envelope and the lower one are piecewise linear, so the largest
+ * distance from f to either envelope lies at a breakpoint of f or at a knot, plus
+ * the largest bulge w/8 (x_b - x_a)^2 of the knot intervals the segment meets.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimate/estimator.h"
+
+#define KNOT_EVERY 16
+
+void tsync__envelope_free(struct tsync__envelope *env)
+{
+    free(env->up.v);
+    free(env->lo.v);
+    memset(env, 0, sizeof(*env));
+}
+
+/* The line of the piece of ps that holds x (the nearest in time): y - line. */
+static long double off_line(const struct tsync__pieces *ps, size_t *k, const struct tsync__pt *p)
+{
+    const struct tsync__piece *pc;
+    while (*k + 1 < ps->n && p->x > ps->v[*k].x_last && p->x >= ps->v[*k + 1].x_first)
+        (*k)++;
+    pc = &ps->v[*k];
+    return (long double)(p->y - pc->y0) - pc->b - pc->a * (long double)(p->x - pc->x0);
+}
+
+/* Keeps the first, the last, and of every KNOT_EVERY points the tightest (the
+ * lowest above the line for ABOVE, sign -1; the highest for BELOW, sign +1). */
+static int pick_knots(struct tsync__knots *out, const struct tsync__pt *pts, size_t n,
+                      const struct tsync__pieces *ps, int sign)
+{
+    size_t k = 0, cap = n / KNOT_EVERY + 3;
+    if (n < 2)
+        return 0;
+    if (!(out->v = malloc(cap * sizeof(*out->v))))
+        return TSYNC_ENOMEM;
+    out->v[out->n++] = pts[0];
+    for (size_t g = 1; g + 1 < n; g += KNOT_EVERY) {
+        size_t end = g + KNOT_EVERY < n - 1 ? g + KNOT_EVERY : n - 1, best = g;
+        long double bv = sign * off_line(ps, &k, &pts[g]);
+        for (size_t i = g + 1; i < end; i++) {
+            long double v = sign * off_line(ps, &k, &pts[i]);
+            if (v > bv) {
+                bv = v;
+                best = i;
+            }
+        }
+        out->v[out->n++] = pts[best];
+    }
+    out->v[out->n++] = pts[n - 1];
+    return 0;
+}
+
+int tsync__envelope_build(struct tsync__envelope *env, const struct tsync__pair_samples *s,
+                          const struct tsync__pieces *ps)
+{
+    int rc;
+    memset(env, 0, sizeof(*env));
+    if (!ps->n)
+        return 0;
+    if ((rc = pick_knots(&env->up, s->above, s->n_above, ps, -1)) ||
+        (rc = pick_knots(&env->lo, s->below, s->n_below, ps, +1)))
+        tsync__envelope_free(env);
+    return rc;
+}
+
+/* Linear interpolation of f at x (f->x[0] <= x <= f->x[n-1]), from segment *k on. */
+static long double pwl_at(const struct tsync__pwl *f, size_t *k, tsync_time x)
+{
+    while (*k + 2 < f->n && f->x[*k + 1] < x)
+        (*k)++;
+    if (f->x[*k + 1] == f->x[*k])
+        return (long double)f->y[*k];
+    return (long double)f->y[*k] + (long double)(f->y[*k + 1] - f->y[*k]) *
+                                       (long double)(x - f->x[*k]) /
+                                       (long double)(f->x[*k + 1] - f->x[*k]);
+}
+
+/* The bulge of knot interval i: the most a curve with |y''| <= w leaves its chord. */
+static long double bulge_of(const struct tsync__knots *kv, size_t i, double w)
+{
+    long double len;
+    if (i + 1 >= kv->n)
+        return 0;
+    len = (long double)(kv->v[i + 1].x - kv->v[i].x);
+    return (long double)w / 8 * len * len;
+}
+
+/* The envelope of knots kv at x, cursor *i moved to the interval that brackets x
+ * (kv[*i].x <= x <= kv[*i+1].x); 0 when none does. */
+static int knots_at(const struct tsync__knots *kv, size_t *i, tsync_time x, long double *y)
+{
+    const struct tsync__pt *a, *b;
+    if (kv->n < 2 || x < kv->v[0].x || x > kv->v[kv->n - 1].x)
+        return 0;
+    while (*i + 2 < kv->n && kv->v[*i + 1].x < x)
+        (*i)++;
+    a = &kv->v[*i];
+    b = &kv->v[*i + 1];
+    *y = b->x == a->x ? (long double)(a->y < b->y ? a->y : b->y)
+                      : (long double)a->y + (long double)(b->y - a->y) *
+                                                (long double)(x - a->x) /
+                                                (long double)(b->x - a->x);
+    return 1;
+}
+
+/* The largest distance from f to the envelopes over f's segment k (plus the
+ * bulges), or INFINITY where they do not bracket it or contradict each other.
+ * iu, il: the knot cursors, left at the segment's start. */
+static long double segment_bound(const struct tsync__envelope *env, const struct tsync__pwl *f,
+                                 size_t k, double w, size_t *iu, size_t *il)
+{
+    long double worst = 0, bulge = 0, u, l;
+    size_t eu = 0, el = 0, fk = k;
+    for (int end = 0; end < 2; end++) {
+        size_t *cu = end ? &eu : iu, *cl = end ? &el : il;
+        long double y = (long double)f->y[k + end];
+        if (end) {
+            eu = *iu;
+            el = *il;
+        }
+        if (!knots_at(&env->up, cu, f->x[k + end], &u) ||
+            !knots_at(&env->lo, cl, f->x[k + end], &l) ||
+            u + bulge_of(&env->up, *cu, w) < l - bulge_of(&env->lo, *cl, w))
+            return INFINITY;
+        worst = fmaxl(worst, fmaxl(u - y, y - l));
+    }
+    /* Every knot interval the segment meets, and the knots inside it. */
+    for (size_t i = *iu; i <= eu; i++) {
+        bulge = fmaxl(bulge, bulge_of(&env->up, i, w));
+        if (i > *iu)
+            worst = fmaxl(worst, (long double)env->up.v[i].y - pwl_at(f, &fk, env->up.v[i].x));
+    }
+    fk = k;
+    for (size_t i = *il; i <= el; i++) {
+        bulge = fmaxl(bulge, bulge_of(&env->lo, i, w));
+        if (i > *il)
+            worst = fmaxl(worst, pwl_at(f, &fk, env->lo.v[i].x) - (long double)env->lo.v[i].y);
+    }
+    return worst + bulge;
+}
+
+/* f with points added at xa and xb where they fall inside a segment, so that the
+ * segments the knots bracket end there (the value and the bound interpolated, the
+ * value rounded to a tick): a first event a millisecond before the first message
+ * would otherwise leave a whole segment of minutes with the pieces' bound. */
+static int split_at(struct tsync__pwl *f, tsync_time xa, tsync_time xb)
+{
+    struct tsync__pwl g;
+    size_t k = 0, inside = 0;
+    for (size_t i = 1; i < f->n; i++)
+        inside += (xa > f->x[i - 1] && xa < f->x[i]) + (xb > f->x[i - 1] && xb < f->x[i]);
+    if (!inside)
+        return 0;
+    if (tsync__pwl_alloc(&g, f->n + 2))
+        return TSYNC_ENOMEM;
+    for (size_t i = 0; i < f->n; i++) {
+        tsync_time cut[2] = { xa, xb };
+        for (int c = 0; c < 2; c++)
+            if (i > 0 && cut[c] > f->x[i - 1] && cut[c] < f->x[i] &&
+                tsync__pwl_push(&g, cut[c], (tsync_time)llroundl(pwl_at(f, &k, cut[c]))))
+                g.bound[g.n - 1] = ceil(f->bound[i - 1] + (f->bound[i] - f->bound[i - 1]) *
+                                                             (double)(cut[c] - f->x[i - 1]) /
+                                                             (double)(f->x[i] - f->x[i - 1]));
+        if (tsync__pwl_push(&g, f->x[i], f->y[i]))
+            g.bound[g.n - 1] = f->bound[i];
+    }
+    tsync__pwl_free(f);
+    *f = g;
+    return 0;
+}
+
+/* What segment_bound needs between segments: the envelope and its cursors. */
+struct cursor {
+    const struct tsync__pair_fit *fit;
+    size_t iu, il;
+};
+
+static long double cursor_bound(void *ctx, const struct tsync__pwl *f, size_t k)
+{
+    struct cursor *c = ctx;
+    return segment_bound(&c->fit->envelope, f, k, c->fit->wander, &c->iu, &c->il);
+}
+
+int tsync__envelope_bound(const struct tsync__pair_fit *fit, struct tsync__pwl *f)
+{
+    const struct tsync__envelope *env = &fit->envelope;
+    struct cursor c = { fit, 0, 0 };
+    tsync_time xa, xb;
+    if (!fit->guaranteed || f->n < 2 || env->up.n < 2 || env->lo.n < 2)
+        return 0;
+    xa = env->up.v[0].x > env->lo.v[0].x ? env->up.v[0].x : env->lo.v[0].x;
+    xb = env->up.v[env->up.n - 1].x < env->lo.v[env->lo.n - 1].x ? env->up.v[env->up.n - 1].x
+                                                                    : env->lo.v[env->lo.n - 1].x;
+    if (xa >= xb)
+        return 0;
+    if (split_at(f, xa, xb))
+        return TSYNC_ENOMEM;
+    tsync__pwl_lower(f, cursor_bound, &c);
+    return 0;
+}

@@ -1,0 +1,237 @@
+/* test_envelope.c - the maps' bounds beyond the pieces' own: the one-way
+ * constraints as a point-by-point bound (src/estimate/envelope.c): on curves whose
+ * drift wanders within max_wander the bound holds at every point and is far tighter
+ * than the pieces' own; where the constraints contradict each other, or beyond them,
+ * the pieces' bounds stay. And pieces whose slope the data leave open, bounded by
+ * their neighbour's extrapolation (tsync__pwl_open_bounds, segment.c). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "estimate/estimator.h"
+#include "graph/graph.h"
+
+#define SECOND 1000000000LL
+#define WANDER (1e-8 / 1e9)          /* 0.01 ppm/s, per tick */
+#define HOUR (3600 * SECOND)
+
+/* A clock pair over an hour: offset 2 ms, drift 12 ppm, and a temperature-like
+ * wander of the drift by 0.3 ppm with a period of 20 minutes (seed 004), whose
+ * second derivative stays below max_wander. */
+static long double curve(tsync_time x)
+{
+    long double period = 1200.0L * SECOND, w = 2 * 3.14159265358979L / period;
+    long double amp = 0.3e-6L / w;
+    return 2000000.0L + 1.000012L * (long double)x + amp * sinl(w * (long double)x);
+}
+
+static uint64_t rng = 88172645463325252ULL;
+static double uniform(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/* n messages each way over the hour, 50 us of minimum latency that the estimate
+ * is told is 1 us, exponential excess of mean 20 us: ABOVE (send, receive - mu),
+ * BELOW (receive - mu, send). */
+static void messages(struct tsync__pair_samples *s, size_t n)
+{
+    memset(s, 0, sizeof(*s));
+    s->above = calloc(n, sizeof(*s->above));
+    s->below = calloc(n, sizeof(*s->below));
+    assert_non_null(s->above);
+    assert_non_null(s->below);
+    for (size_t i = 0; i < n; i++) {
+        tsync_time x = (tsync_time)((i + uniform()) * (double)HOUR / (double)n);
+        double delay = 49000 - 20000 * log(1 - uniform());
+        s->above[s->n_above].x = x;
+        s->above[s->n_above++].y = (tsync_time)ceill(curve(x) + delay);
+        x = (tsync_time)((i + uniform()) * (double)HOUR / (double)n);
+        delay = 49000 - 20000 * log(1 - uniform());
+        s->below[s->n_below].x = x;
+        s->below[s->n_below++].y = (tsync_time)floorl(curve(x) - delay);
+    }
+}
+
+static struct tsync__est_params params(void)
+{
+    struct tsync__est_params p;
+    memset(&p, 0, sizeof(p));
+    p.max_drift = 1e-3;
+    p.segment = 1;
+    p.min_segment = SECOND;
+    p.wander = WANDER;
+    return p;
+}
+
+/* The bound of f at x, linear between its points. */
+static double bound_at(const struct tsync__pwl *f, tsync_time x)
+{
+    size_t k = 0;
+    while (k + 2 < f->n && f->x[k + 1] < x)
+        k++;
+    return f->bound[k] + (f->bound[k + 1] - f->bound[k]) * (double)(x - f->x[k]) /
+                             (double)(f->x[k + 1] - f->x[k]);
+}
+
+/* The mean bound over the hour, at a thousand points. */
+static double mean_bound(const struct tsync__pwl *f)
+{
+    double sum = 0;
+    for (int i = 0; i <= 1000; i++)
+        sum += bound_at(f, HOUR / 1000 * i);
+    return sum / 1001;
+}
+
+static void test_holds_and_tightens(void **state)
+{
+    struct tsync__pair_samples s;
+    struct tsync__est_params p = params();
+    struct tsync__pair_fit fit;
+    struct tsync__pwl f;
+    double before, worst = 0;
+    (void)state;
+    messages(&s, 20000);
+    assert_int_equal(tsync__fit_pair(&fit, &tsync__hull_estimator, &p, &s), 0);
+    assert_true(fit.guaranteed);
+    assert_true(fit.envelope.up.n > 2 && fit.envelope.up.n < s.n_above / 8);
+    assert_int_equal(tsync__pwl_from_fit(&f, &fit, 0, HOUR), 0);
+    before = mean_bound(&f);
+    assert_int_equal(tsync__envelope_bound(&fit, &f), 0);
+    /* The true curve inside the bound everywhere, at a million points. */
+    for (tsync_time x = 0; x <= HOUR; x += HOUR / 1000000) {
+        double err = fabs((double)(curve(x) - tsync__pwl_eval(&f, (long double)x)));
+        double b = bound_at(&f, x);
+        if (err > b)
+            fail_msg("at %.6f s the error %.0f ns is outside the bound %.0f ns", (double)x / 1e9,
+                     err, b);
+        worst = err / b > worst ? err / b : worst;
+    }
+    /* The band the assumed latency leaves is +-49 us, and the pieces' lines are
+     * tens of microseconds off the bending curve; the pieces' bound adds the
+     * wander over their whole length. */
+    print_message("mean bound %.0f ns -> %.0f ns, largest error / bound %.2f\n", before,
+                  mean_bound(&f), worst);
+    assert_true(mean_bound(&f) < 250000);
+    assert_true(mean_bound(&f) < before / 3);
+    tsync__pwl_free(&f);
+    tsync__pair_fit_free(&fit);
+    free(s.above);
+    free(s.below);
+}
+
+/* Constraints that contradict each other (an ABOVE point below a BELOW point at
+ * the same time: a latency assumed too large) leave the bounds alone there. */
+static void test_contradiction_keeps_bounds(void **state)
+{
+    struct tsync__pt up[] = { { 0, 100 }, { 1000, 1100 }, { 2000, 2100 } };
+    struct tsync__pt lo[] = { { 0, 90 }, { 1000, 1200 }, { 2000, 2090 } };
+    struct tsync__pwl f;
+    struct tsync__pair_fit fit;
+    tsync_time fx[] = { 0, 1000, 2000 }, fy[] = { 95, 1150, 2095 };
+    double fb[] = { 500, 500, 500 };
+    (void)state;
+    memset(&fit, 0, sizeof(fit));
+    fit.guaranteed = 1;
+    fit.envelope.up = (struct tsync__knots){ 3, up };
+    fit.envelope.lo = (struct tsync__knots){ 3, lo };
+    f = (struct tsync__pwl){ 3, fx, fy, fb };
+    assert_int_equal(tsync__envelope_bound(&fit, &f), 0);
+    for (size_t k = 0; k < 3; k++)
+        assert_true(fb[k] == 500);
+    /* Consistent constraints: the bound is the distance to the farther side. */
+    lo[1].y = 1090;
+    fy[1] = 1095;
+    assert_int_equal(tsync__envelope_bound(&fit, &f), 0);
+    for (size_t k = 0; k < 3; k++)
+        assert_true(fb[k] == 5);
+    /* A statistical fit keeps its own. */
+    fb[0] = fb[1] = fb[2] = 500;
+    fit.guaranteed = 0;
+    assert_int_equal(tsync__envelope_bound(&fit, &f), 0);
+    assert_true(fb[1] == 500);
+}
+
+/* Beyond the constraints on either side, the pieces' bounds stay. */
+static void test_outside_keeps_bounds(void **state)
+{
+    struct tsync__pt up[] = { { 1000, 1100 }, { 2000, 2100 } };
+    struct tsync__pt lo[] = { { 1000, 1090 }, { 2000, 2090 } };
+    tsync_time fx[] = { 0, 1000, 2000 }, fy[] = { 95, 1095, 2095 };
+    double fb[] = { 900, 700, 500 };
+    struct tsync__pwl f = { 3, fx, fy, fb };
+    struct tsync__pair_fit fit;
+    (void)state;
+    memset(&fit, 0, sizeof(fit));
+    fit.guaranteed = 1;
+    fit.envelope.up = (struct tsync__knots){ 2, up };
+    fit.envelope.lo = (struct tsync__knots){ 2, lo };
+    assert_int_equal(tsync__envelope_bound(&fit, &f), 0);
+    assert_true(fb[0] == 900);
+    assert_true(fb[1] == 700);   /* the segment before still needs it */
+    assert_true(fb[2] == 5);
+}
+
+/* Dense messages both ways for 100 s, then three one way over 15 minutes: the
+ * last pieces see one direction (no bound at all), the first piece's extrapolation
+ * with the wander margin bounds them to milliseconds. */
+static void test_open_piece(void **state)
+{
+    struct tsync__pair_samples s;
+    struct tsync__est_params p = params();
+    struct tsync__pair_fit fit;
+    struct tsync__pwl f;
+    tsync_time end = 1000 * SECOND;
+    double before;
+    (void)state;
+    p.max_gap = 10 * SECOND;
+    messages(&s, 2000);
+    /* Keep the first 100 s of both ways, then three BELOW points. */
+    while (s.n_above && s.above[s.n_above - 1].x > 100 * SECOND)
+        s.n_above--;
+    while (s.n_below && s.below[s.n_below - 1].x > 100 * SECOND)
+        s.n_below--;
+    for (int i = 1; i <= 3; i++) {
+        tsync_time x = (tsync_time)i * 300 * SECOND;
+        s.below[s.n_below].x = x;
+        s.below[s.n_below++].y = (tsync_time)floorl(curve(x) - 60000);
+    }
+    assert_int_equal(tsync__fit_pair(&fit, &tsync__hull_estimator, &p, &s), 0);
+    assert_true(fit.pieces.n >= 2 && fit.pieces.v[fit.pieces.n - 1].open);
+    assert_int_equal(tsync__pwl_from_fit(&f, &fit, 0, end), 0);
+    before = f.bound[f.n - 1];
+    tsync__pwl_open_bounds(&fit, &f);
+    for (tsync_time x = 0; x <= end; x += end / 100000) {
+        double err = fabs((double)(curve(x) - tsync__pwl_eval(&f, (long double)x)));
+        if (err > bound_at(&f, x))
+            fail_msg("at %.3f s the error %.0f ns is outside the bound %.0f ns", (double)x / 1e9,
+                     err, bound_at(&f, x));
+    }
+    print_message("bound at 1000 s: %.0f ns -> %.0f ns\n", before, f.bound[f.n - 1]);
+    assert_true(isinf(before) && f.bound[f.n - 1] < 20e6);
+    tsync__pwl_free(&f);
+    tsync__pair_fit_free(&fit);
+    free(s.above);
+    free(s.below);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_holds_and_tightens),
+        cmocka_unit_test(test_contradiction_keeps_bounds),
+        cmocka_unit_test(test_outside_keeps_bounds),
+        cmocka_unit_test(test_open_piece),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
