@@ -34,3 +34,26 @@ assert e["line"][1] > 3e-5, e
 # the first session, extrapolated (p99 leaves them out)
 assert e["spline"][1] < 2.5e-5 and e["spline"][1] < e["line"][1] / 3, e
 P
+
+# tracesync sync says which information each map came from: the program's ring
+# messages (8 x 5 steps x 2 each way per pair), the sessions' exchanges (9 sessions
+# x 10 x 2 messages on "tracesync timesync" per child) and one ClockOffset record per
+# session, summed over each map's path (a path may pass through the other child).
+run 0 "$TRACESYNC" sync spline/traces.otf2 -o synced --domains location --report report.json
+grep -q "^  sources        .*map.* from messages [0-9]* + sessions [0-9]* + offsets [0-9]*$" out.txt ||
+    fail "sources: $(cat out.txt)"
+python3 - <<'P' || fail "sources of the maps"
+import json
+d = json.load(open("report.json"))["estimate"]["estimate"]["domains"]
+s = {x["name"]: x["sources"] for x in d}
+print(s)
+assert s["location 0"]["from"] == [], s
+for k in ("location 1", "location 2"):
+    assert s[k]["from"] == ["messages", "sessions", "offsets"], s
+    assert s[k]["messages"] in (80, 160) and s[k]["sessions"] == 180 and s[k]["offsets"] == 9, s
+    assert s[k]["collectives"] == 0, s
+P
+# the run with the start and end sessions only, ClockOffset records left out
+run 0 "$TRACESYNC" sync line/traces.otf2 -o synced-line --domains location --no-offsets --json
+json_eq out.txt '[x["sources"]["sessions"] for x in d["estimate"]["estimate"]["domains"]]' "[0, 40, 40]"
+json_eq out.txt '[x["sources"]["offsets"] for x in d["estimate"]["estimate"]["domains"]]' "[0, 0, 0]"
