@@ -146,6 +146,36 @@ static void print_counts(const char *label, const tsync_check_report *c, FILE *o
     fprintf(out, "\n");
 }
 
+/* Which information the maps came from (the program's messages, collectives, a
+ * tracer's synchronization sessions, ClockOffset records): per combination, the
+ * number of maps and their paths' counts summed. */
+static void print_sources(const tsync_estimate *e, FILE *out)
+{
+    tsync_estimate_sources sum[16] = { { 0 } };
+    uint32_t maps[16] = { 0 };
+    const char *label = "sources";
+    char text[128];
+    for (uint32_t d = 0; d < tsync_estimate_domain_count(e); d++) {
+        const tsync_estimate_domain *dom = tsync_estimate_get_domain(e, d);
+        const tsync_estimate_sources *s = &dom->sources;
+        unsigned k = (s->messages > 0) | (s->collectives > 0) << 1 | (s->sessions > 0) << 2 |
+                     (s->offsets > 0) << 3;
+        if (!dom->path_length)
+            continue;
+        maps[k]++;
+        sum[k].messages += s->messages;
+        sum[k].collectives += s->collectives;
+        sum[k].sessions += s->sessions;
+        sum[k].offsets += s->offsets;
+    }
+    for (unsigned k = 0; k < 16; k++)
+        if (maps[k]) {
+            fprintf(out, "  %-14s %u map%s from %s\n", label, maps[k], tsync__plural(maps[k], "s"),
+                    tsync__estimate_sources_text(&sum[k], text, sizeof(text)));
+            label = "";
+        }
+}
+
 void tsync_sync_result_print(const tsync_sync_result *r, FILE *out)
 {
     char a[32], b[32];
@@ -186,6 +216,7 @@ void tsync_sync_result_print(const tsync_sync_result *r, FILE *out)
                     tsync_estimate_component_count(r->estimate));
         tsync__estimate_print_references(r->estimate, out);
         fprintf(out, "\n");
+        print_sources(r->estimate, out);
         print_counts("after maps", r->after_maps, out);
     }
     if (r->clc)

@@ -115,6 +115,17 @@ typedef struct {
 
 typedef struct tsync_estimate tsync_estimate;
 
+/** What the samples of a pair of domains came from, counted (a message gives a one-way
+ *  constraint and may be part of an exchange sample; a ClockOffset record two
+ *  constraints around its point). */
+typedef struct {
+    uint64_t messages;     /* point-to-point messages of the program */
+    uint64_t collectives;  /* logical messages of collective operations (seed 002, 4.1) */
+    uint64_t sessions;     /* messages of a tracer's clock synchronization sessions (seed
+                            * 000; libtracesync-collect's communicator "tracesync timesync") */
+    uint64_t offsets;      /* ClockOffset records (measured offsets) */
+} tsync_estimate_sources;
+
 /** The result for one clock domain. All pointers are borrowed from the estimate. */
 typedef struct {
     const char *name;
@@ -136,6 +147,8 @@ typedef struct {
                                   * its offset to the reference, s */
     double drift;                /* average slope of the map minus 1 (1e-6 = 1 ppm) */
     uint32_t locations;          /* locations in the domain */
+    tsync_estimate_sources sources; /* what the samples of every hop of its path came
+                                  * from, summed (zero for a reference) */
 } tsync_estimate_domain;
 
 /** An estimated pair of domains: an edge of the graph. */
@@ -149,6 +162,7 @@ typedef struct {
                                   * outside the 90 % interval (regression) */
     uint32_t pieces;             /* linear pieces */
     int in_tree;                 /* on some domain's path to its reference */
+    tsync_estimate_sources sources; /* what its samples came from */
 } tsync_estimate_edge;
 
 /** How locations were grouped into clock domains, and whether the data agree. */

@@ -1,6 +1,6 @@
 /* sessions.c - seed 000's clock offset arithmetic: one session's exchanges reduced
- * to a (local, master) pair with the slowest 10 % dropped, and the linear
- * regression over every kept exchange of the run. */
+ * to a (local, master) pair with the slowest dropped, and the linear regression
+ * over every kept exchange of the run. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +31,10 @@ int tsc_session_reduce(const struct tsc_exchange *x, size_t n, bool *keep, struc
         r[i] = (struct rtt_index){ x[i].t_recv - x[i].t_send, i };
     qsort(r, n, sizeof *r, by_rtt);
     size_t kept = n - n / 10; /* the 10 % highest round trips are ignored (seed 000) */
+    /* and so are those that waited somewhere: beyond twice the fastest (plus the
+     * slack), see sessions.h */
+    while (kept > 1 && r[kept - 1].rtt > 2 * r[0].rtt + TSC_RTT_SLACK)
+        kept--;
     if (keep)
         memset(keep, 0, n * sizeof *keep);
     double sum_l = 0, sum_m = 0, sum_o = 0, sum_oo = 0;

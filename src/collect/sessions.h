@@ -19,12 +19,26 @@ struct tsc_session {
     double local, master;   /* ticks */
     double offset;          /* master - local at the pair (ticks) */
     double stddev;          /* of the kept exchanges' offsets (ticks) */
-    uint32_t n, kept;       /* exchanges, kept after dropping the slowest 10 % */
+    uint32_t n, kept;       /* exchanges, kept after dropping the slowest */
 };
 
+/* Ticks (1 ns) of round trip beyond twice the fastest that an exchange may take
+ * and still be kept: the timer's and the scheduler's jitter on an idle machine. */
+#define TSC_RTT_SLACK 1000
+
 /* Reduces n exchanges (seed 000): drops the 10 % (rounded down) with the highest
- * round trip t_recv - t_send, assumes equal delays both ways (the master's stamp
- * meets the mean of send and receive), and condenses the rest into one pair.
+ * round trip t_recv - t_send, and also every exchange whose round trip exceeds
+ * twice the session's fastest plus TSC_RTT_SLACK; assumes equal delays both ways
+ * (the master's stamp meets the mean of send and receive), and condenses the rest
+ * into one pair.
+ *
+ * Why more than seed 000's 10 %: an exchange's offset is off by half the
+ * difference of its two one-way delays, at most half its round trip. On a machine
+ * loaded by other processes, a process is descheduled between its stamp and its
+ * message in many exchanges, not a tenth of them: their round trips stretch to
+ * milliseconds, and the mean of the fastest 90 % was seen a millisecond off. The
+ * kept ones are each within about the fastest round trip of the truth. On an idle
+ * machine the round trips are alike and this drops nothing more.
  * keep[i] says which were kept (may be NULL). Returns 0, or -1 when n is 0. */
 int tsc_session_reduce(const struct tsc_exchange *x, size_t n, bool *keep, struct tsc_session *out);
 

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "collect/stamp.h"
+#include "timemap/spline.h"
 
 #define TWO_PI 6.283185307179586476925
 
@@ -54,13 +55,23 @@ uint64_t tsc_stamp(struct tsc_clock *c, uint64_t local_ns)
 
 double tsc_global_tick(const struct tsc_global_map *m, double tick)
 {
-    return (m->a * tick + m->b) * m->scale * TSC_GLOBAL_TICKS_PER_TICK - m->origin;
+    double master = m->n ? tsync__spline_eval(m->x, m->y, m->d, m->n, tick) : m->a * tick + m->b;
+    return master * m->scale * TSC_GLOBAL_TICKS_PER_TICK - m->origin;
+}
+
+double tsc_global_min_slope(const struct tsc_global_map *m)
+{
+    return 1.0 / (m->scale * TSC_GLOBAL_TICKS_PER_TICK);
 }
 
 bool tsc_global_map_check(const struct tsc_global_map *m)
 {
-    return isfinite(m->a) && isfinite(m->b) && isfinite(m->scale) && isfinite(m->origin) &&
-           m->a * m->scale * TSC_GLOBAL_TICKS_PER_TICK >= 1.0;
+    bool ok = isfinite(m->scale) && m->scale > 0 && isfinite(m->origin);
+    if (!m->n)
+        return ok && isfinite(m->a) && isfinite(m->b) && m->a >= tsc_global_min_slope(m);
+    for (size_t i = 0; ok && i < m->n; i++)
+        ok = isfinite(m->x[i]) && isfinite(m->y[i]) && isfinite(m->d[i]) && m->d[i] >= tsc_global_min_slope(m);
+    return ok;
 }
 
 uint64_t tsc_global_stamp(const struct tsc_global_map *m, uint64_t stamp)

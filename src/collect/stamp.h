@@ -5,6 +5,7 @@
 #define TSYNC_COLLECT_STAMP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -64,23 +65,30 @@ uint64_t tsc_stamp(struct tsc_clock *c, uint64_t local_ns);
 
 static inline uint64_t tsc_stamp_tick(uint64_t stamp) { return stamp >> TSC_EVENT_BITS; }
 
-/* The global map of seed 001: master ticks = a x local tick + b (the clock
- * correction), scaled so that the master's run lasts what its wall clock measured,
- * in global ticks of 1 / TSC_GLOBAL_TICKS_PER_TICK local ticks, from origin. */
+/* The global map of seed 001: master ticks = the clock correction of the local
+ * tick (seed 000: the line a x tick + b with the start and end sessions only, the
+ * monotone C1 spline through the sessions' (local, master) pairs with mid-run
+ * ones), scaled so that the master's run lasts what its wall clock measured, in
+ * global ticks of 1 / TSC_GLOBAL_TICKS_PER_TICK local ticks, from origin. */
 struct tsc_global_map {
-    double a, b;        /* local tick -> master tick */
+    double a, b;        /* local tick -> master tick, when n == 0 */
+    size_t n;           /* knots of the spline (timemap/spline.h), or 0: the line */
+    const double *x, *y, *d; /* local and master ticks of the knots, slopes there */
     double scale;       /* master wall seconds per master timer second */
     double origin;      /* global ticks subtracted (the run's first event) */
 };
 
 /* The global stamp of a local one: global tick in the high bits, the event counter
- * kept. Strictly increasing in the local stamp when a x scale >= 1 / 2 (enforced by
- * tsc_global_map_check). */
+ * kept. Strictly increasing in the local stamp when the correction's slope x scale
+ * >= 1 / 2 (enforced by tsc_global_map_check). */
 uint64_t tsc_global_stamp(const struct tsc_global_map *m, uint64_t stamp);
 /* The global tick (unrounded) of a local tick. */
 double tsc_global_tick(const struct tsc_global_map *m, double tick);
-/* Whether the map keeps stamps unique and ordered (slope x scale x ticks per tick
- * >= 1, finite). */
+/* The smallest slope of the correction that keeps stamps unique and ordered. */
+double tsc_global_min_slope(const struct tsc_global_map *m);
+/* Whether the map keeps stamps unique and ordered: finite, and the line's slope at
+ * least tsc_global_min_slope; a spline must have been built for that slope
+ * (spline.h: it holds between the knots), checked at its knots. */
 bool tsc_global_map_check(const struct tsc_global_map *m);
 
 #endif

@@ -8,7 +8,10 @@
  * "tracesync timesync" (a duplicate of MPI_COMM_WORLD) inside the region
  * tracesync_timesync: the child's send and receive stamps and the master's send
  * stamp are the exchange, so readers that know messages get every raw sample.
- * Each session also becomes a ClockOffset record (write.c).
+ * Each session also becomes a ClockOffset record (write.c). The global stamps
+ * use the regression line over every kept exchange with the start and end
+ * sessions only, the monotone C1 spline through the sessions' condensed pairs
+ * (timemap/spline.h) with mid-run ones (seed 000).
  *
  * TRACESYNC_SYNCED_HOST: only the first rank of each host exchanges; the others
  * take its session (all ticks count from the run's first start, so a shared clock
@@ -19,6 +22,7 @@
 #include <unistd.h>
 
 #include "collect/collect_mpi.h"
+#include "timemap/spline.h"
 
 #define TAG_SYNC 0x7473
 #define TSC_START_MARGIN_NS (UINT64_C(10) * TSC_TICKS_PER_S)
@@ -31,6 +35,7 @@ static MPI_Comm sync_comm = MPI_COMM_NULL;
 static int *leader;                 /* per world rank: first rank of its host */
 static double *pt_local, *pt_master; /* every kept exchange of this rank */
 static size_t n_pts, cap_pts;
+static double *knots;               /* the spline's x, y and slopes (3 x sessions) */
 static uint64_t wall_first, wall_last, tick_first, tick_last; /* master */
 
 static uint64_t wall_ns(void)
@@ -253,10 +258,24 @@ void tsc_timesync_global_map(struct tsc_global_map *m)
         tsc_fit_line(pt_local, pt_master, n_pts, &m->a, &m->b);
     else if (tsc_n_sessions == 1)
         m->b = tsc_sessions[0].offset;
+    /* With mid-run sessions, the constrained C1 spline through every session's
+     * condensed pair; sessions that contradict a usable slope keep the line. */
+    size_t n = tsc_n_sessions;
+    if (n > 2 && (knots = malloc(3 * n * sizeof *knots))) {
+        double *x = knots, *y = knots + n, *d = knots + 2 * n;
+        for (size_t i = 0; i < n; i++)
+            x[i] = tsc_sessions[i].local, y[i] = tsc_sessions[i].master;
+        if (tsync__spline_slopes(x, y, n, tsc_global_min_slope(m), d) == 0)
+            m->n = n, m->x = x, m->y = y, m->d = d;
+        else
+            tsc_warn("the %zu synchronization sessions do not give a usable clock correction "
+                     "(slope below %g between two of them); the regression line instead", n,
+                     tsc_global_min_slope(m));
+    }
     if (!tsc_global_map_check(m)) {
         tsc_warn("clock correction with slope %g is not usable; offset only", m->a);
-        m->a = 1.0;
-        m->b = tsc_n_sessions ? tsc_sessions[tsc_n_sessions - 1].offset : 0;
+        *m = (struct tsc_global_map){ .a = 1.0, .b = tsc_n_sessions ? tsc_sessions[tsc_n_sessions - 1].offset : 0,
+                                      .scale = m->scale };
     }
 }
 
@@ -264,7 +283,7 @@ void tsc_timesync_free(void)
 {
     if (sync_comm != MPI_COMM_NULL)
         PMPI_Comm_free(&sync_comm);
-    free(tsc_sessions), free(tsc_hosts), free(leader), free(pt_local), free(pt_master);
-    tsc_sessions = NULL, tsc_hosts = NULL, leader = NULL, pt_local = pt_master = NULL;
+    free(tsc_sessions), free(tsc_hosts), free(leader), free(pt_local), free(pt_master), free(knots);
+    tsc_sessions = NULL, tsc_hosts = NULL, leader = NULL, pt_local = pt_master = knots = NULL;
     tsc_n_sessions = n_pts = cap_pts = 0;
 }

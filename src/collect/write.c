@@ -13,9 +13,10 @@
  *                one ClockOffset per synchronization session (global = local +
  *                offset, Score-P's convention): what tracesync sync reads.
  *   global.otf2  global stamps (seed 001, TRACESYNC_GLOBAL=on): the master's clock
- *                by the linear regression over the sessions, scaled to the master's
- *                wall clock, in ticks of 1/2 ns so that distinct local ticks stay
- *                distinct, the event counter kept.
+ *                by the sessions' correction (seed 000: the regression line, or the
+ *                C1 spline with mid-run sessions), scaled to the master's wall clock,
+ *                in ticks of 1/2 ns so that distinct local ticks stay distinct, the
+ *                event counter kept.
  *   truth.otf2   test mode only: the true (undistorted) time of every event.
  * The three have the same definitions and events in the same order. */
 #include <math.h>

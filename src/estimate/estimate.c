@@ -646,6 +646,13 @@ static int fill_domains(struct run *r)
         dom->reference = e->comp_ref[dom->component];
         dom->kind = domain_kind(r, d, f);
         dom->samples = r->parent_edge[d] == TSYNC__NONE ? 0 : r->up[d]->stats.samples;
+        for (uint32_t v = d; r->parent[v] != TSYNC__NONE; v = r->parent[v]) {
+            const tsync_estimate_sources *s = &r->g.e[r->parent_edge[v]].from;
+            dom->sources.messages += s->messages;
+            dom->sources.collectives += s->collectives;
+            dom->sources.sessions += s->sessions;
+            dom->sources.offsets += s->offsets;
+        }
         dom->bound_s = dom->kind == TSYNC_BOUND_EXACT ? 0 : INFINITY;
         dom->pieces = r->up[d] ? (uint32_t)r->up[d]->pieces.n : 1;
         if (dom->kind == TSYNC_BOUND_ABSENT || !f->n)
@@ -701,6 +708,7 @@ static int fill_edges(struct run *r)
         x->rejected = g->fit.rejected + g->fit.stats.dropped;
         x->pieces = (uint32_t)g->fit.pieces.n;
         x->in_tree = g->in_tree;
+        x->sources = g->from;
         e->rejected += g->fit.rejected;
     }
     return 0;

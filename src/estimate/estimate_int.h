@@ -31,6 +31,10 @@ struct tsync_estimate {
     size_t periods;                  /* busy periods, each with its own shortest paths */
 };
 
+/* What samples came from, for people: "messages 28 + sessions 120 + offsets 9",
+ * "-" when nothing (estimate_text.c). Returns buf. */
+const char *tsync__estimate_sources_text(const tsync_estimate_sources *s, char *buf, size_t n);
+
 /* The reference of every component and how it was chosen, for people:
  * "n0 (MPI rank 0, the ClockOffset master), location 5 (...)" (estimate_text.c). */
 void tsync__estimate_print_references(const tsync_estimate *e, FILE *out);

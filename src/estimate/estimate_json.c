@@ -48,6 +48,25 @@ static json_t *segments_of(const tsync_time_map *m)
     return a;
 }
 
+/* What the samples came from: {"from": [the kinds with samples], "messages": n,
+ * "collectives": n, "sessions": n, "offsets": n}. */
+static json_t *sources_json(const tsync_estimate_sources *s)
+{
+    const char *label[4] = { "messages", "collectives", "sessions", "offsets" };
+    uint64_t count[4] = { s->messages, s->collectives, s->sessions, s->offsets };
+    json_t *o = json_object(), *from = json_array();
+    int bad = !o || !from || json_object_set(o, "from", from);
+    for (int i = 0; !bad && i < 4; i++)
+        bad = (count[i] && json_array_append_new(from, json_string(label[i]))) ||
+              json_object_set_new(o, label[i], json_integer((json_int_t)count[i]));
+    json_decref(from);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 static json_t *domain_json(const tsync_estimate *e, const tsync_trace *t, uint32_t d)
 {
     const tsync_estimate_domain *dom = &e->dom[d];
@@ -64,15 +83,20 @@ static json_t *domain_json(const tsync_estimate *e, const tsync_trace *t, uint32
                   "offset_s", dom->offset_s, "drift", dom->drift, "component",
                   (int)dom->component, "path", names_of(e, dom->path, dom->path_length + 1U),
                   "pieces", (int)dom->pieces, "segments", segments_of(dom->map));
+    if (o && json_object_set_new(o, "sources", sources_json(&dom->sources))) {
+        json_decref(o);
+        return NULL;
+    }
     return o;
 }
 
 static json_t *edge_json(const tsync_estimate *e, const tsync_estimate_edge *x)
 {
-    return json_pack("{s:s, s:s, s:s, s:o, s:I, s:I, s:i, s:b}", "a", e->names[x->a], "b",
+    return json_pack("{s:s, s:s, s:s, s:o, s:I, s:I, s:i, s:b, s:o}", "a", e->names[x->a], "b",
                      e->names[x->b], "kind", tsync_bound_kind_name(x->kind), "weight_s",
                      real_or_null(x->weight_s), "samples", (json_int_t)x->samples, "rejected",
-                     (json_int_t)x->rejected, "pieces", (int)x->pieces, "in_tree", x->in_tree);
+                     (json_int_t)x->rejected, "pieces", (int)x->pieces, "in_tree", x->in_tree,
+                     "sources", sources_json(&x->sources));
 }
 
 /* The domains of the node rule that their own messages split (TSYNC_DOMAIN_AUTO). */

@@ -1,6 +1,6 @@
 /* estimate_text.c - an estimate as a short summary for people: how it was made,
  * the grouping and why, the references, and one line per clock domain with its map,
- * bound, samples, pieces and path.
+ * bound, samples, pieces, what its path's samples came from and path.
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,13 +11,29 @@
 #include "util/units.h"
 #include "util/str.h"
 
-static void print_domain(const tsync_estimate *e, uint32_t d, int w, FILE *out)
+/* Longest text of tsync__estimate_sources_text: four labels and 20-digit counts. */
+#define SOURCES_TEXT 128
+
+const char *tsync__estimate_sources_text(const tsync_estimate_sources *s, char *buf, size_t n)
+{
+    const char *label[4] = { "messages", "collectives", "sessions", "offsets" };
+    uint64_t count[4] = { s->messages, s->collectives, s->sessions, s->offsets };
+    size_t k = 0;
+    snprintf(buf, n, "-");
+    for (int i = 0; i < 4; i++)
+        if (count[i] && k < n)
+            k += (size_t)snprintf(buf + k, n - k, "%s%s %llu", k ? " + " : "", label[i],
+                                  (unsigned long long)count[i]);
+    return buf;
+}
+
+static void print_domain(const tsync_estimate *e, uint32_t d, int w, int wf, FILE *out)
 {
     const tsync_estimate_domain *dom = &e->dom[d];
-    char off[32], bnd[40], drift[32], smp[24];
+    char off[32], bnd[40], drift[32], smp[24], from[SOURCES_TEXT];
     if (dom->kind == TSYNC_BOUND_ABSENT) {
-        fprintf(out, "  %-*s %-9s %-12s %-12s %-12s %-8s %-6s %s\n", w, dom->name, "absent",
-                "-", "-", "-", "-", "-", "(no messages with other domains: time kept)");
+        fprintf(out, "  %-*s %-9s %-12s %-12s %-12s %-8s %-6s %-*s %s\n", w, dom->name, "absent",
+                "-", "-", "-", "-", "-", wf, "-", "(no messages with other domains: time kept)");
         return;
     }
     tsync__fmt_seconds_signed(off, sizeof(off), dom->offset_s);
@@ -32,9 +48,9 @@ static void print_domain(const tsync_estimate *e, uint32_t d, int w, FILE *out)
         snprintf(bnd, sizeof(bnd), "one-sided");
     }
     snprintf(smp, sizeof(smp), "%llu", (unsigned long long)dom->samples);
-    fprintf(out, "  %-*s %-9s %-12s %-12s %-12s %-8s %-6u ", w, dom->name,
-            tsync_bound_kind_name(dom->kind), off, drift, bnd,
-            dom->path_length ? smp : "-", dom->pieces);
+    fprintf(out, "  %-*s %-9s %-12s %-12s %-12s %-8s %-6u %-*s ", w, dom->name,
+            tsync_bound_kind_name(dom->kind), off, drift, bnd, dom->path_length ? smp : "-",
+            dom->pieces, wf, tsync__estimate_sources_text(&dom->sources, from, sizeof(from)));
     for (uint32_t k = 0; k <= dom->path_length; k++)
         fprintf(out, "%s%s", k ? " > " : "", e->names[dom->path[k]]);
     fprintf(out, "\n");
@@ -58,7 +74,7 @@ void tsync_estimate_print(const tsync_estimate *e, const tsync_trace *t, FILE *o
 {
     const tsync_estimate_grouping *g;
     char a[32], b[32];
-    int w = 6;
+    int w = 6, wf = 4;
     if (!e || !t || !out)
         return;
     g = &e->grouping;
@@ -93,11 +109,15 @@ void tsync_estimate_print(const tsync_estimate *e, const tsync_trace *t, FILE *o
     if (e->rejected)
         fprintf(out, "  dropped     %llu sample%s contradicting linear clocks within a "
                 "minimum segment\n", (unsigned long long)e->rejected, tsync__plural(e->rejected, "s"));
-    for (uint32_t d = 0; d < e->n_domains; d++)
+    for (uint32_t d = 0; d < e->n_domains; d++) {
+        char from[SOURCES_TEXT];
         if ((int)strlen(e->names[d]) > w)
             w = (int)strlen(e->names[d]);
-    fprintf(out, "  %-*s %-9s %-12s %-12s %-12s %-8s %-6s %s\n", w, "domain", "kind", "offset",
-            "drift", "bound", "samples", "pieces", "path");
+        if ((int)strlen(tsync__estimate_sources_text(&e->dom[d].sources, from, sizeof(from))) > wf)
+            wf = (int)strlen(from);
+    }
+    fprintf(out, "  %-*s %-9s %-12s %-12s %-12s %-8s %-6s %-*s %s\n", w, "domain", "kind", "offset",
+            "drift", "bound", "samples", "pieces", wf, "from", "path");
     for (uint32_t d = 0; d < e->n_domains; d++)
-        print_domain(e, d, w, out);
+        print_domain(e, d, w, wf, out);
 }

@@ -35,6 +35,10 @@
  * where ping-pong offsets are microseconds off, err is several microseconds). It is
  * at least one inter-node minimum latency (the value used without exchanges).
  *
+ * Each edge counts what its samples came from: the program's messages, the logical
+ * messages of collectives, the messages of a tracer's synchronization sessions
+ * (trace->session_messages) and ClockOffset records.
+ *
  * Messages inside one domain give no sample: they check the grouping. With one
  * clock, a receive cannot come before its send; EZTrace's ranks of one node, each
  * with its own clock origin, arrive up to tens of milliseconds "early".
@@ -206,23 +210,29 @@ static int64_t mu_between(const struct collector *c, tsync_loc a, tsync_loc b)
     return L[a].node == L[b].node ? c->o->mu_intra : c->o->mu_inter;
 }
 
+/* What a message is, for the edge's sources (tsync_estimate_sources). */
+enum from { FROM_MESSAGE, FROM_COLLECTIVE, FROM_SESSION };
+
 /* A message, point-to-point or logical, from domain ds (sent at ts) to domain
  * dr != ds (received at tr): its one-way constraint. */
 static int add_constraint(struct collector *c, uint32_t ds, uint32_t dr, tsync_time ts,
-                          tsync_time tr, int64_t mu)
+                          tsync_time tr, int64_t mu, enum from from)
 {
     struct tsync__edge *e;
     int rc;
     if ((rc = edge_of(c, ds, dr, &e)))
         return rc;
-    e->messages++;
+    e->from.messages += from == FROM_MESSAGE;
+    e->from.collectives += from == FROM_COLLECTIVE;
+    e->from.sessions += from == FROM_SESSION;
     if (ds < dr)
         return push_pt(&e->s.above, &e->s.n_above, &e->s.cap_above, ts, tr - mu);
     return push_pt(&e->s.below, &e->s.n_below, &e->s.cap_below, tr - mu, ts);
 }
 
-/* One message: a one-way constraint, or a check of its domain. */
-static int add_message(struct collector *c, const struct tsync_message *m,
+/* One message (of a synchronization session or not): a one-way constraint, or a
+ * check of its domain. */
+static int add_message(struct collector *c, const struct tsync_message *m, int session,
                        struct tsync__intra *intra)
 {
     const struct tsync_location *L = c->t->locations;
@@ -245,7 +255,7 @@ static int add_message(struct collector *c, const struct tsync_message *m,
         }
         return 0;
     }
-    return add_constraint(c, ds, dr, ts, tr, mu);
+    return add_constraint(c, ds, dr, ts, tr, mu, session ? FROM_SESSION : FROM_MESSAGE);
 }
 
 /* One ClockOffset record: two one-way constraints (and an exchange) around the
@@ -265,7 +275,7 @@ static int add_offset(struct collector *c, const struct tsync_clock_offset *r, u
         return rc;
     x = d < master ? r->time : global;
     y = d < master ? global : r->time;
-    e->offsets++;
+    e->from.offsets++;
     if ((rc = push_pt(&e->s.above, &e->s.n_above, &e->s.cap_above, x, y + err)) ||
         (rc = push_pt(&e->s.below, &e->s.n_below, &e->s.cap_below, x, y - err)))
         return rc;
@@ -371,7 +381,7 @@ static int coll_receive(struct collector *c, const struct coll_ends *ce, tsync_l
         uint32_t ds = ce->s_dom[k];
         int rc;
         if (ds != dr && (rc = add_constraint(c, ds, dr, ce->s_time[ds], tr,
-                                             mu_between(c, ce->s_loc[ds], loc))))
+                                             mu_between(c, ce->s_loc[ds], loc), FROM_COLLECTIVE)))
             return rc;
     }
     return 0;
@@ -636,9 +646,12 @@ int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
     struct collector c = { g, t, o, TSYNC__NONE, TSYNC__NONE, 0, NULL, 0, o->mu_inter };
     int rc;
     memset(intra, 0, sizeof(*intra));
-    for (size_t i = 0; i < t->n_messages; i++)
-        if ((rc = add_message(&c, &t->messages[i], intra)))
+    for (size_t i = 0, s = 0; i < t->n_messages; i++) {
+        int session = s < t->n_session_messages && t->session_messages[s] == i;
+        s += session;
+        if ((rc = add_message(&c, &t->messages[i], session, intra)))
             return rc;
+    }
     if ((rc = collect_collectives(&c)))
         return rc;
     if (o->offsets && t->n_ranks > 0 && t->rank_loc && t->rank_loc[0] < t->n_locations) {

@@ -26,7 +26,7 @@ struct tsync__edge {
     struct tsync__pair_fit fit;
     double weight;                 /* seconds; INFINITY when FALLBACK */
     enum tsync_bound_kind kind;    /* BOUNDED, or FALLBACK if any piece is */
-    uint64_t messages, offsets;    /* what the samples came from */
+    tsync_estimate_sources from;   /* what the samples came from */
     int in_tree;
 };
 

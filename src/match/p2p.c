@@ -112,7 +112,8 @@ static int count_in_order(const struct tsync_p2p_rec *rec, size_t n, const uint3
  * grouping would place it, while the records are read in order. Returns 0, or 1
  * (nothing done) when the case does not apply. */
 static int match_in_order(struct tsync_trace *t, const struct tsync_match_input *in,
-                          const uint32_t *id, size_t n_channels, size_t *pos, uint64_t *last)
+                          const uint32_t *id, size_t n_channels, size_t *pos, uint64_t *last,
+                          uint32_t session_comm)
 {
     size_t *n_r = pos + n_channels, next = t->n_messages;
     if (!count_in_order(in->sends, in->n_sends, id, pos, last) ||
@@ -126,9 +127,12 @@ static int match_in_order(struct tsync_trace *t, const struct tsync_match_input 
         next += k;
     }
     for (size_t i = 0; i < in->n_sends; i++) {
-        struct tsync_message *m = &t->messages[pos[id[i]]++];
+        struct tsync_message *m = &t->messages[pos[id[i]]];
         m->send_loc = in->sends[i].sender;
         m->send_idx = in->sends[i].idx;
+        if (session_comm != TSYNC_NONE && in->sends[i].comm == session_comm)
+            t->session_messages[t->n_session_messages++] = pos[id[i]];
+        pos[id[i]]++;
     }
     for (size_t j = 0; j < in->n_recvs; j++) {
         struct tsync_message *m = &t->messages[n_r[id[in->n_sends + j]]++];
@@ -137,6 +141,22 @@ static int match_in_order(struct tsync_trace *t, const struct tsync_match_input 
     }
     t->n_messages = next;
     return 0;
+}
+
+/* The communicator of a tracer's synchronization sessions (TSYNC_SESSION_COMM),
+ * or TSYNC_NONE. */
+static uint32_t session_comm_of(const struct tsync_trace *t)
+{
+    for (uint32_t c = 0; c < t->n_comms; c++)
+        if (t->comms[c].name && strcmp(t->comms[c].name, TSYNC_SESSION_COMM) == 0)
+            return c;
+    return TSYNC_NONE;
+}
+
+static int index_cmp(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    return a < b ? -1 : a > b;
 }
 
 /* Warns about the first few unmatched messages, naming where they are. */
@@ -156,8 +176,9 @@ static void warn_unmatched(struct tsync_trace *t, const struct tsync_p2p_rec *r,
 
 int tsync__match_p2p(struct tsync_trace *t, struct tsync_match_input *in, tsync_ctx *ctx)
 {
-    size_t n = in->n_sends + in->n_recvs, size = 16, cap = 0;
+    size_t n = in->n_sends + in->n_recvs, size = 16, cap = 0, n_session = 0;
     uint64_t us = t->unmatched_sends, ur = t->unmatched_recvs;
+    uint32_t sc = session_comm_of(t);
     struct channels ch = { 0 };
     uint32_t *id = NULL;
     size_t *first_s = NULL, *first_r = NULL, *perm = NULL;
@@ -176,8 +197,19 @@ int tsync__match_p2p(struct tsync_trace *t, struct tsync_match_input *in, tsync_
         rc = tsync__oom(ctx);
         goto out;
     }
-    for (size_t i = 0; i < in->n_sends; i++)
+    for (size_t i = 0; i < in->n_sends; i++) {
         id[i] = channel_of(&ch, &in->sends[i]);
+        n_session += sc != TSYNC_NONE && in->sends[i].comm == sc;
+    }
+    /* room for every session send: nothing fails while messages are placed */
+    if (n_session) {
+        size_t *room = realloc(t->session_messages, (t->n_session_messages + n_session) * sizeof(*room));
+        if (!room) {
+            rc = tsync__oom(ctx);
+            goto out;
+        }
+        t->session_messages = room;
+    }
     for (size_t j = 0; j < in->n_recvs; j++)
         id[in->n_sends + j] = channel_of(&ch, &in->recvs[j]);
     first_s = calloc(2 * (ch.n + 1), sizeof(*first_s));
@@ -187,7 +219,7 @@ int tsync__match_p2p(struct tsync_trace *t, struct tsync_match_input *in, tsync_
         rc = tsync__oom(ctx);
         goto out;
     }
-    if (match_in_order(t, in, id, ch.n, first_s, last) == 0)
+    if (match_in_order(t, in, id, ch.n, first_s, last, sc) == 0)
         goto out;
     if (!(perm = tsync__alloc_array(n, sizeof(*perm)))) {
         rc = tsync__oom(ctx);
@@ -204,6 +236,8 @@ int tsync__match_p2p(struct tsync_trace *t, struct tsync_match_input *in, tsync_
         for (size_t k = 0; k < both; k++) {
             const struct tsync_p2p_rec *snd = &in->sends[ps[k]], *rcv = &in->recvs[pr[k]];
             struct tsync_message m = { snd->sender, rcv->receiver, snd->idx, rcv->idx };
+            if (sc != TSYNC_NONE && snd->comm == sc)
+                t->session_messages[t->n_session_messages++] = t->n_messages;
             t->messages[t->n_messages++] = m;
         }
         for (size_t k = both; k < ns; k++)
@@ -219,6 +253,8 @@ int tsync__match_p2p(struct tsync_trace *t, struct tsync_match_input *in, tsync_
                     tsync__plural(t->unmatched_sends, "s"), (unsigned long long)t->unmatched_recvs,
                     tsync__plural(t->unmatched_recvs, "s"));
 out:
+    if (rc == TSYNC_OK && t->n_session_messages > 1)
+        qsort(t->session_messages, t->n_session_messages, sizeof(*t->session_messages), index_cmp);
     free(ch.slot);
     free(ch.key);
     free(id);

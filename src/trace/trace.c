@@ -50,6 +50,7 @@ void tsync_trace_free(tsync_trace *t)
     free(t->collectives);
     free(t->members);
     free(t->offsets);
+    free(t->session_messages);
     for (size_t i = 0; i < t->n_splits; i++) {
         free((char *)t->splits[i].name);
         free((uint32_t *)t->splits[i].parts);

@@ -12,6 +12,10 @@
 
 #define TSYNC_NONE UINT32_MAX /* no rank, no node, no root */
 
+/* The communicator of libtracesync-collect's clock synchronization sessions (seed
+ * 000): its messages are ping-pong exchanges made to measure offsets. */
+#define TSYNC_SESSION_COMM "tracesync timesync"
+
 /* What an event means to synchronization; everything else is TSYNC_EV_OTHER. */
 enum tsync_event_kind {
     TSYNC_EV_OTHER = 0,
@@ -123,6 +127,8 @@ struct tsync_trace {
     struct tsync_coll_member *members;
     size_t n_offsets;
     struct tsync_clock_offset *offsets;
+    size_t n_session_messages;  /* messages on TSYNC_SESSION_COMM: a tracer's */
+    size_t *session_messages;   /* synchronization sessions; indices, ascending */
 
     uint64_t unmatched_sends, unmatched_recvs;
 };

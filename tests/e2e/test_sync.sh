@@ -13,6 +13,16 @@ json_eq report.json 'd["before"]["violations"] > 0' True
 json_eq report.json 'd["estimate"]["estimate"]["estimator"]' hull
 json_eq report.json 'len(d["estimate"]["maps"]) > 0' True
 json_eq report.json '"clc" in d and "deviation" in d' True
+# Which information each map came from: the simulator's messages, collectives and
+# Score-P style ClockOffset records (no synchronization sessions).
+contains out.txt "sources        1 map from messages 124 + collectives 21 + offsets 4"
+json_eq report.json '[(x["name"], x["sources"]) for x in d["estimate"]["estimate"]["domains"]]' \
+    "[('node0', {'from': [], 'messages': 0, 'collectives': 0, 'sessions': 0, 'offsets': 0}), ('node1', {'from': ['messages', 'collectives', 'offsets'], 'messages': 124, 'collectives': 21, 'sessions': 0, 'offsets': 4})]"
+json_eq report.json '[x["sources"]["from"] for x in d["estimate"]["estimate"]["graph"]]' "[['messages', 'collectives', 'offsets']]"
+run 0 "$TRACESYNC" sync sim/trace.otf2 -o nooffsets --no-offsets
+grep -qx "  sources        1 map from messages 124 + collectives 21" out.txt || fail "--no-offsets: $(cat out.txt)"
+run 0 "$TRACESYNC" estimate sim/trace.otf2
+contains out.txt "messages 124 + collectives 21 + offsets 4 node0 > node1"
 run 0 "$TRACESYNC" check synced/trace.otf2
 # Against the truth: no violation, every location's order kept, and the error
 # relative to the time axis far below the raw clock errors (milliseconds).

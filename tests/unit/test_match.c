@@ -116,6 +116,49 @@ static void test_any_source(void **state)
     tsync_trace_free(t);
 }
 
+/* Messages on a tracer's session communicator (TSYNC_SESSION_COMM) are listed, in
+ * order of message index, whether the channels come in posting order or not. */
+static void test_session_messages(void **state)
+{
+    (void)state;
+    for (int late = 0; late < 2; late++) {
+        struct tsync_trace *t = make_trace(2);
+        struct tsync_match_input in = { 0 };
+        t->comms = realloc(t->comms, 2 * sizeof(*t->comms));
+        t->comms[1] = t->comms[0];
+        t->comms[1].name = strdup(TSYNC_SESSION_COMM);
+        t->comms[1].world_rank = malloc(2 * sizeof(uint32_t));
+        t->comms[1].world_rank[0] = 0, t->comms[1].world_rank[1] = 1;
+        t->n_comms = 2;
+        for (uint64_t k = 0; k < 6; k++) {   /* sends 0..5 on comms 1, 0, 1, 0, 1, 0 */
+            struct tsync_p2p_rec snd = { (uint32_t)(k % 2 == 0), 0, 1, 3, k, k };
+            struct tsync_p2p_rec rcv = { (uint32_t)(k % 2 == 0), 0, 1, 3, 10 + k, 10 + k };
+            if (late && k == 4)
+                rcv.order = 1;            /* posted early, completed late: regrouped */
+            assert_int_equal(TSYNC_PUSH(in.sends, in.n_sends, in.cap_sends, snd), 0);
+            assert_int_equal(TSYNC_PUSH(in.recvs, in.n_recvs, in.cap_recvs, rcv), 0);
+        }
+        assert_int_equal(tsync__match_p2p(t, &in, NULL), 0);
+        assert_int_equal(t->n_messages, 6);
+        assert_int_equal(t->n_session_messages, 3);
+        for (size_t i = 0; i < 3; i++) {
+            assert_true(i == 0 || t->session_messages[i] > t->session_messages[i - 1]);
+            assert_int_equal(t->messages[t->session_messages[i]].send_idx % 2, 0);
+        }
+        tsync__match_input_free(&in);
+        tsync_trace_free(t);
+    }
+    /* no such communicator: none */
+    struct tsync_trace *t = make_trace(2);
+    struct tsync_match_input in = { 0 };
+    add_p2p(&in, 1, 0, 1, 7, 10, 10);
+    add_p2p(&in, 0, 0, 1, 7, 5, 5);
+    assert_int_equal(tsync__match_p2p(t, &in, NULL), 0);
+    assert_int_equal(t->n_session_messages, 0);
+    tsync__match_input_free(&in);
+    tsync_trace_free(t);
+}
+
 static int same_channel(const struct tsync_p2p_rec *a, const struct tsync_p2p_rec *b)
 {
     return a->comm == b->comm && a->sender == b->sender && a->receiver == b->receiver &&
@@ -312,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_non_overtaking),
         cmocka_unit_test(test_irecv_posting_order),
         cmocka_unit_test(test_any_source),
+        cmocka_unit_test(test_session_messages),
         cmocka_unit_test(test_channels_in_order),
         cmocka_unit_test(test_unmatched),
         cmocka_unit_test(test_collective_instances),

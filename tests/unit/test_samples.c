@@ -111,7 +111,8 @@ static void test_n_to_n_reduced(void **state)
     assert_int_equal(e->s.n_below, 1);   /* node 1 -> node 0: begin 250 (L3), end 900 (L1) */
     assert_int_equal(e->s.below[0].x, 900 - MU_INTER);
     assert_int_equal(e->s.below[0].y, 250);
-    assert_int_equal(e->messages, 2);
+    assert_int_equal(e->from.collectives, 2);
+    assert_int_equal(e->from.messages + e->from.sessions + e->from.offsets, 0);
     tsync__graph_free(&c.g);
     tsync_trace_free(t);
 }

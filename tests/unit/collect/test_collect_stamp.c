@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "collect/stamp.h"
+#include "timemap/spline.h"
 
 static struct tsc_clock clock_at(uint64_t origin)
 {
@@ -106,12 +107,37 @@ static void test_global_monotone(void **state)
     }
 }
 
+/* With mid-run sessions, the spline through their pairs: exact at the sessions,
+ * stamps that rise stay rising across the knots, even where the rate jumps. */
+static void test_global_spline(void **state)
+{
+    (void)state;
+    /* sessions 1 ms apart; the clock 100 ppm fast, then 300 ppm slow */
+    double x[4] = { 1000, 1001000, 2001000, 3001000 }, y[4] = { 5000, 1005100, 2004800, 3004500 }, d[4];
+    struct tsc_global_map m = { .a = 1.0, .scale = 1.0 };
+    assert_int_equal(tsync__spline_slopes(x, y, 4, tsc_global_min_slope(&m), d), 0);
+    m.n = 4, m.x = x, m.y = y, m.d = d;
+    assert_true(tsc_global_map_check(&m));
+    for (int i = 0; i < 4; i++)
+        assert_true(tsc_global_tick(&m, x[i]) == 2 * y[i]);
+    struct tsc_clock c = clock_at(0);
+    uint64_t prev = 0;
+    for (uint64_t t = 0; t < 4000000; t += 7) {
+        uint64_t g = tsc_global_stamp(&m, tsc_stamp(&c, t));
+        assert_true(t == 0 || g > prev);
+        prev = g;
+    }
+    /* a knot slope below what keeps ticks apart is refused */
+    d[2] = 0.4;
+    assert_false(tsc_global_map_check(&m));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counter),   cmocka_unit_test(test_overflow),
         cmocka_unit_test(test_distort),   cmocka_unit_test(test_global),
-        cmocka_unit_test(test_global_monotone),
+        cmocka_unit_test(test_global_monotone), cmocka_unit_test(test_global_spline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
