@@ -63,8 +63,11 @@ static void start(enum tsc_region region, uint64_t t0, int cfg_rc, const char *b
     tsc.cap_buf = bytes / sizeof(struct tsc_rec) > 16 ? bytes / sizeof(struct tsc_rec) : 16;
     tsc.buf = malloc(tsc.cap_buf * sizeof *tsc.buf);
     int ok = tsc.buf != NULL;
-    if (ok) /* touched now: a first touch while recording costs more than the event */
-        memset(tsc.buf, 0, tsc.cap_buf * sizeof *tsc.buf);
+    /* Touched now: a first touch while recording costs more than the event. Through
+     * a volatile pointer, one store a page: compilers turn malloc + memset(0) into
+     * calloc, which leaves fresh pages untouched. */
+    for (size_t i = 0; ok && i < tsc.cap_buf * sizeof *tsc.buf; i += 4096)
+        ((volatile char *)tsc.buf)[i] = 0;
     if (!ok)
         tsc_warn("cannot allocate %llu bytes of buffer", (unsigned long long)bytes);
     int all_ok;

@@ -11,10 +11,10 @@ rec() {
     env ${PRELOAD_FIRST:+LD_PRELOAD=$PRELOAD_FIRST} "$TRACESYNC" record "$@"
 }
 
-# test mode, 3 ranks: 28 program messages; 10 exchanges x 2 children x 3 sessions
+# test mode, 3 ranks, sessions 1 s apart (as test_collect_testmode): 28 program messages; 10 exchanges x 2 children x 3 sessions
 # (one mid-run) x 2
 run 0 rec -o run --sync-messages 10 --test-clocks "0,0;2ms,30;-1ms,-20,2,5s" -- \
-    "$MPIEXEC" --oversubscribe -np 3 "$FAMILIES"
+    "$MPIEXEC" --oversubscribe -np 3 "$FAMILIES" 1
 contains out.txt "mpi_families: ok"
 contains err.txt "tracesync record: the archive is run/traces.otf2 (local clocks), global.otf2"
 contains err.txt "truth.otf2 (the true times)"
@@ -23,6 +23,15 @@ contains err.txt "tracesync eval run/synced/traces.otf2 run/truth.otf2"
 "$TRACESYNC" check run/traces.otf2 --json >out.txt || [ $? -eq 1 ] || fail "check failed"
 json_eq out.txt 'd["messages"]' 148
 json_eq out.txt 'd["reversed"] > 0' True
+# the events of one call share two clock readings: a send is on its Enter's tick,
+# a Leave on its receive's, one event counter apart (seed 001)
+run 0 otf2-print run/traces.otf2
+awk '$2 !~ /^[0-9]+$/ { next }
+     $1 == "MPI_SEND" && prev[$2] ~ /^ENTER .*Region: "MPI_(Send|Ssend|Sendrecv)/ { n++; bad += $3 - t[$2] != 1 }
+     $1 == "LEAVE" && prev[$2] ~ /^MPI_RECV / && $0 !~ /tracesync_timesync/ { n++; bad += $3 - t[$2] != 1 }
+     { prev[$2] = $0; t[$2] = $3 }
+     END { print n, bad + 0; exit !(n >= 10 && bad == 0) }' out.txt >pairs.txt ||
+    fail "events of one call not one counter apart (pairs, bad): $(cat pairs.txt)"
 run 0 "$TRACESYNC" sync run/traces.otf2 -o run/synced
 "$TRACESYNC" eval run/synced/traces.otf2 run/truth.otf2 --json >out.txt || true
 json_eq out.txt 'd["max_abs_error_s"] < 5e-5' True
