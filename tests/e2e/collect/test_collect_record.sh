@@ -25,7 +25,7 @@ json_eq out.txt 'd["messages"]' 148
 json_eq out.txt 'd["reversed"] > 0' True
 # the events of one call share two clock readings: a send is on its Enter's tick,
 # a Leave on its receive's, one event counter apart (seed 001)
-run 0 otf2-print run/traces.otf2
+run 0 print_raw run/traces.otf2
 awk '$2 !~ /^[0-9]+$/ { next }
      $1 == "MPI_SEND" && prev[$2] ~ /^ENTER .*Region: "MPI_(Send|Ssend|Sendrecv)/ { n++; bad += $3 - t[$2] != 1 }
      $1 == "LEAVE" && prev[$2] ~ /^MPI_RECV / && $0 !~ /tracesync_timesync/ { n++; bad += $3 - t[$2] != 1 }
