@@ -27,6 +27,6 @@ echo "== accuracy against the truth: baseline, maps alone and sync, per estimato
 "$build/bench/bench_accuracy" "$work/accuracy"
 if [ -x "$build/bench/bench_collect" ]; then
     echo "== the MPI collector: ns per recorded event, ping-pong and small collectives, against no tracer and EZTrace"
-    sh bench/collect/run.sh "$build" 20000
+    sh bench/collect/run.sh "$build"
 fi
 rm -rf "$work"

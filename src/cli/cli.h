@@ -84,5 +84,8 @@ int cmd_clc(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_sync(int argc, char **argv);
+#ifdef TSYNC_WITH_RECORD
+int cmd_record(int argc, char **argv);
+#endif
 
 #endif

@@ -245,6 +245,48 @@ const struct cli_command cli_commands[] = {
       "Example:\n"
       "  tracesync clc run/traces.otf2 -o corrected/ --report clc.json\n"
       "  tracesync clc run/traces.otf2 -o corrected/ --threads 1   # one thread reads and writes\n" },
+#ifdef TSYNC_WITH_RECORD
+    { "record", cmd_record, "record [-o DIR] [--sync-messages N] [--test-clocks SPEC] [OPTIONS] -- COMMAND...",
+      "run an MPI program with the collector: one OTF2 archive of the run",
+      "Runs COMMAND (mpirun ... PROGRAM, or an MPI program alone) with\n"
+      "libtracesync-collect.so preloaded into every MPI process, which records the\n"
+      "program's MPI calls and messages and measures the clocks' offsets at MPI_Init\n"
+      "and MPI_Finalize (Intel Trace Collector's method). Open MPI's mpirun and mpiexec\n"
+      "get -x LD_PRELOAD=... -x TRACESYNC_... after their name, so that the settings\n"
+      "reach every node; any other command gets them in its environment. The\n"
+      "collector is TRACESYNC_COLLECT_LIB if set, else the one next to this tracesync\n"
+      "(build tree) or installed with it. TRACESYNC_* variables already set are passed\n"
+      "on too; the options below set them (see the README's table).\n"
+      "\n"
+      "Options:\n"
+      "  -o, --output DIR       the archive's directory (default tracesync-PROGRAM, .1,\n"
+      "                         .2, ... when taken); it must not hold an archive already\n"
+      "  --sync-messages N      exchanges per process and session (default 100; 0: none)\n"
+      "  --sync-duration T      longest session (default 60s; e.g. 500ms)\n"
+      "  --synced-host          clocks agree within a host: one process per host exchanges\n"
+      "  --synced-cluster       clocks agree everywhere: no exchange\n"
+      "  --no-global            do not write global.otf2 (the collector's own correction)\n"
+      "  --timer NAME           monotonic (default), monotonic_raw or realtime\n"
+      "  --mem-blocksize BYTES, --mem-maxblocks N\n"
+      "                         the event buffer (default 64K x 16; full, it is flushed\n"
+      "                         to a file)\n"
+      "  --flush-prefix DIR     where flush files go (default $TMPDIR or /tmp)\n"
+      "  --verbose N            the collector's messages: 0 none, 1 (default), 3 also the\n"
+      "                         most events on one clock tick\n"
+      "  --test-clocks SPEC     test mode: rank r reads clock r modulo the count of\n"
+      "                         OFFSET,SKEW_PPM[,WANDER_PPM,PERIOD] separated by ';';\n"
+      "                         truth.otf2 gets the true times, for tracesync eval\n"
+      "  -q, --quiet            no messages from record or the collector\n"
+      "\n"
+      "Exit status: the command's (128 + N when signal N ended it); 2 for a usage error,\n"
+      "no collector, a command that cannot be started, or a run that ended well but\n"
+      "wrote no archive. At the end it says where the archive is and what to run next.\n"
+      "\n"
+      "Example:\n"
+      "  tracesync record -o run -- mpirun -np 4 ./app input.dat\n"
+      "  tracesync sync run/traces.otf2 -o run/synced\n"
+      "  tracesync record -o test --sync-messages 10 --test-clocks '0,0;2ms,30' -- mpirun -np 2 ./app\n" },
+#endif
 };
 
 const size_t cli_command_count = sizeof(cli_commands) / sizeof(cli_commands[0]);

@@ -59,10 +59,20 @@ struct tsc_rec *tsc_record_at(enum tsc_kind kind, uint64_t local_ns, uint64_t tr
     return r;
 }
 
+void tsc_tick(void)
+{
+    tsc.now_local = tsc_clock_now(&tsc.clock, &tsc.now_truth);
+}
+
+struct tsc_rec *tsc_record_now(enum tsc_kind kind)
+{
+    return tsc_record_at(kind, tsc.now_local, tsc.now_truth);
+}
+
 struct tsc_rec *tsc_record(enum tsc_kind kind)
 {
-    uint64_t truth, local = tsc_clock_now(&tsc.clock, &truth);
-    return tsc_record_at(kind, local, truth);
+    tsc_tick();
+    return tsc_record_now(kind);
 }
 
 void tsc_enter(enum tsc_region region)
@@ -73,6 +83,11 @@ void tsc_enter(enum tsc_region region)
 void tsc_leave(enum tsc_region region)
 {
     tsc_record(TSC_LEAVE)->region = (uint16_t)region;
+}
+
+void tsc_leave_now(enum tsc_region region)
+{
+    tsc_record_now(TSC_LEAVE)->region = (uint16_t)region;
 }
 
 int tsc_records_each(int (*fn)(const struct tsc_rec *r, void *payload), void *payload)

@@ -96,17 +96,28 @@ struct tsc_state {
     uint64_t n_events, n_flushes;
     uint64_t first_stamp;  /* of MPI_Init's Enter */
 
+    uint64_t now_local, now_truth; /* the last clock reading (tsc_tick) */
     uint64_t next_request; /* request ids */
 };
 extern struct tsc_state tsc;
 
-/* Appends a record stamped now (buffer.c). Flushes the buffer to the spill file
- * when full; a failed flush stops recording with a message (never the program). */
+/* Appends a record stamped now (buffer.c), and keeps that clock reading. Flushes
+ * the buffer to the spill file when full; a failed flush stops recording with a
+ * message (never the program). */
 struct tsc_rec *tsc_record(enum tsc_kind kind);
 /* The same for a clock read earlier (local and true ns). */
 struct tsc_rec *tsc_record_at(enum tsc_kind kind, uint64_t local_ns, uint64_t truth_ns);
 void tsc_enter(enum tsc_region r);
 void tsc_leave(enum tsc_region r);
+
+/* The events of one wrapped call share two clock readings: at its entry (Enter and
+ * what is recorded before the call) and once the call returned (tsc_tick: what it
+ * completed, and Leave). A reading costs about as much as the rest of an event;
+ * the stamps' event counter keeps events on one tick distinct and in order (seed
+ * 001). tsc_record_now and tsc_leave_now take the last reading. */
+void tsc_tick(void);
+struct tsc_rec *tsc_record_now(enum tsc_kind kind);
+void tsc_leave_now(enum tsc_region r);
 
 /* Calls fn on every record in order, spilled ones first (buffer.c). */
 int tsc_records_each(int (*fn)(const struct tsc_rec *r, void *payload), void *payload);

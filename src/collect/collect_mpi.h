@@ -28,7 +28,8 @@ void tsc_comms_free(void);
 /* Non-blocking requests (comms.c): a request id per pending handle. */
 uint64_t tsc_request_add(MPI_Request handle, uint32_t comm, bool recv);
 /* After handle completed with status (which must not be MPI_STATUS_IGNORE):
- * records MpiIsendComplete, MpiIrecv or MpiRequestCancelled if it is ours. */
+ * records MpiIsendComplete, MpiIrecv or MpiRequestCancelled if it is ours, at the
+ * last reading (tsc_tick after the call). */
 void tsc_request_done(MPI_Request handle, const MPI_Status *status);
 
 /* Bytes in count items of type. */

@@ -202,12 +202,12 @@ void tsc_request_done(MPI_Request handle, const MPI_Status *status)
     int cancelled = 0;
     PMPI_Test_cancelled(status, &cancelled);
     if (cancelled) {
-        tsc_record(TSC_REQUEST_CANCELLED)->b = e->id;
+        tsc_record_now(TSC_REQUEST_CANCELLED)->b = e->id;
     } else if (e->recv) { /* the status names the sender */
         int bytes = 0;
         PMPI_Get_count(status, MPI_BYTE, &bytes);
         if (status->MPI_SOURCE != MPI_PROC_NULL) {
-            struct tsc_rec *r = tsc_record(TSC_IRECV);
+            struct tsc_rec *r = tsc_record_now(TSC_IRECV);
             r->comm = e->comm;
             r->peer = (uint32_t)status->MPI_SOURCE;
             r->tag = (uint32_t)status->MPI_TAG;
@@ -215,7 +215,7 @@ void tsc_request_done(MPI_Request handle, const MPI_Status *status)
             r->b = e->id;
         }
     } else {
-        tsc_record(TSC_ISEND_COMPLETE)->b = e->id;
+        tsc_record_now(TSC_ISEND_COMPLETE)->b = e->id;
     }
     req_remove(e);
 }

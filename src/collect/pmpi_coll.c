@@ -10,7 +10,7 @@
 
 static void coll_end(OTF2_CollectiveOp op, MPI_Comm comm, int root, uint64_t sent, uint64_t received)
 {
-    struct tsc_rec *r = tsc_record(TSC_COLL_END);
+    struct tsc_rec *r = tsc_record_now(TSC_COLL_END);
     r->op = (uint8_t)op;
     r->comm = tsc_comm_id(comm);
     r->peer = root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root;
@@ -36,10 +36,11 @@ static int comm_rank(MPI_Comm comm)
     if (!tsc.active)                                                                                       \
         return CALL;                                                                                       \
     tsc_enter(REGION);                                                                                     \
-    tsc_record(TSC_COLL_BEGIN);                                                                            \
-    int rc = CALL;
+    tsc_record_now(TSC_COLL_BEGIN);                                                                        \
+    int rc = CALL;                                                                                         \
+    tsc_tick();
 #define END(REGION)                                                                                        \
-    tsc_leave(REGION);                                                                                     \
+    tsc_leave_now(REGION);                                                                                 \
     return rc;
 
 int MPI_Barrier(MPI_Comm comm)

@@ -8,18 +8,23 @@
 #include <sys/stat.h>
 
 #include "collect/collect_mpi.h"
+#include "collect/launch.h"
 #include "tracesync/collect.h"
 
-/* The output directory: TRACESYNC_DIR, else tracesync-PROGRAM (with .1, .2, ...
- * when taken), chosen and made by rank 0. */
+/* The output directory: TRACESYNC_DIR (not one that holds an archive: libotf2
+ * would fail), else tracesync-PROGRAM (with .1, .2, ... when taken), chosen and
+ * made by rank 0. */
 static int choose_dir(void)
 {
     char dir[sizeof tsc.cfg.dir] = { 0 };
     int ok = 1;
     if (tsc.rank == 0) {
+        const char *taken = NULL;
         if (tsc.cfg.dir[0]) {
             snprintf(dir, sizeof dir, "%s", tsc.cfg.dir);
             if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+                ok = 0;
+            else if ((taken = tsc_launch_archive_in(dir)))
                 ok = 0;
         } else {
             char prog[64] = "program";
@@ -29,16 +34,12 @@ static int choose_dir(void)
                     prog[strcspn(prog, "\n")] = 0;
                 fclose(f);
             }
-            snprintf(dir, sizeof dir, "tracesync-%s", prog);
-            for (int i = 1; mkdir(dir, 0777) != 0; i++) {
-                if (errno != EEXIST || i > 999) {
-                    ok = 0;
-                    break;
-                }
-                snprintf(dir, sizeof dir, "tracesync-%s.%d", prog, i);
-            }
+            if (tsc_launch_fresh_dir(prog, dir, sizeof dir) != 0)
+                ok = 0;
         }
-        if (!ok)
+        if (taken)
+            tsc_warn("%s already holds an archive (%s/%s); nothing is recorded", dir, dir, taken);
+        else if (!ok)
             tsc_warn("cannot make the directory %s: %s; nothing is recorded", dir, strerror(errno));
     }
     PMPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -62,8 +63,11 @@ static void start(enum tsc_region region, uint64_t t0, int cfg_rc, const char *b
     tsc.cap_buf = bytes / sizeof(struct tsc_rec) > 16 ? bytes / sizeof(struct tsc_rec) : 16;
     tsc.buf = malloc(tsc.cap_buf * sizeof *tsc.buf);
     int ok = tsc.buf != NULL;
-    if (ok) /* touched now: a first touch while recording costs more than the event */
-        memset(tsc.buf, 0, tsc.cap_buf * sizeof *tsc.buf);
+    /* Touched now: a first touch while recording costs more than the event. Through
+     * a volatile pointer, one store a page: compilers turn malloc + memset(0) into
+     * calloc, which leaves fresh pages untouched. */
+    for (size_t i = 0; ok && i < tsc.cap_buf * sizeof *tsc.buf; i += 4096)
+        ((volatile char *)tsc.buf)[i] = 0;
     if (!ok)
         tsc_warn("cannot allocate %llu bytes of buffer", (unsigned long long)bytes);
     int all_ok;

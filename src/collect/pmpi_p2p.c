@@ -5,7 +5,7 @@
 
 static void record_send(enum tsc_kind kind, int dest, int tag, MPI_Comm comm, uint64_t bytes, uint64_t request)
 {
-    struct tsc_rec *r = tsc_record(kind);
+    struct tsc_rec *r = tsc_record_now(kind); /* after Enter, at its reading */
     r->comm = tsc_comm_id(comm);
     r->peer = (uint32_t)dest;
     r->tag = (uint32_t)tag;
@@ -19,7 +19,7 @@ static void record_recv(MPI_Comm comm, const MPI_Status *st)
         return;
     int bytes = 0;
     PMPI_Get_count(st, MPI_BYTE, &bytes);
-    struct tsc_rec *r = tsc_record(TSC_RECV);
+    struct tsc_rec *r = tsc_record_now(TSC_RECV); /* after tsc_tick */
     r->comm = tsc_comm_id(comm);
     r->peer = (uint32_t)st->MPI_SOURCE;
     r->tag = (uint32_t)st->MPI_TAG;
@@ -51,9 +51,10 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     tsc_enter(TSC_R_RECV);
     int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
+    tsc_tick();
     if (rc == MPI_SUCCESS)
         record_recv(comm, st);
-    tsc_leave(TSC_R_RECV);
+    tsc_leave_now(TSC_R_RECV);
     return rc;
 }
 
@@ -65,7 +66,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
             return P##NAME(buf, count, type, dest, tag, comm, request);                                    \
         tsc_enter(REGION);                                                                                 \
         uint64_t t_bytes = tsc_bytes(count, type);                                                         \
-        struct tsc_rec *r = dest != MPI_PROC_NULL ? tsc_record(TSC_ISEND) : NULL;                          \
+        struct tsc_rec *r = dest != MPI_PROC_NULL ? tsc_record_now(TSC_ISEND) : NULL;                      \
         int rc = P##NAME(buf, count, type, dest, tag, comm, request);                                      \
         if (r) { /* the record is the send's, stamped before the call; the id comes after */              \
             r->comm = tsc_comm_id(comm);                                                                   \
@@ -85,7 +86,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
     if (!tsc.active)
         return PMPI_Irecv(buf, count, type, source, tag, comm, request);
     tsc_enter(TSC_R_IRECV);
-    struct tsc_rec *r = source != MPI_PROC_NULL ? tsc_record(TSC_IRECV_REQUEST) : NULL;
+    struct tsc_rec *r = source != MPI_PROC_NULL ? tsc_record_now(TSC_IRECV_REQUEST) : NULL;
     int rc = PMPI_Irecv(buf, count, type, source, tag, comm, request);
     if (r)
         r->b = rc == MPI_SUCCESS ? tsc_request_add(*request, tsc_comm_id(comm), true) : tsc.next_request++;
@@ -107,9 +108,10 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
         record_send(TSC_SEND, dest, sendtag, comm, tsc_bytes(sendcount, sendtype), 0);
     int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                            recvtag, comm, st);
+    tsc_tick();
     if (rc == MPI_SUCCESS)
         record_recv(comm, st);
-    tsc_leave(TSC_R_SENDRECV);
+    tsc_leave_now(TSC_R_SENDRECV);
     return rc;
 }
 
@@ -124,8 +126,9 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
     if (dest != MPI_PROC_NULL)
         record_send(TSC_SEND, dest, sendtag, comm, tsc_bytes(count, type), 0);
     int rc = PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, st);
+    tsc_tick();
     if (rc == MPI_SUCCESS)
         record_recv(comm, st);
-    tsc_leave(TSC_R_SENDRECV_REPLACE);
+    tsc_leave_now(TSC_R_SENDRECV_REPLACE);
     return rc;
 }

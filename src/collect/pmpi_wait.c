@@ -54,9 +54,10 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     MPI_Request h = *request;
     tsc_enter(TSC_R_WAIT);
     int rc = PMPI_Wait(request, st);
+    tsc_tick();
     if (rc == MPI_SUCCESS)
         tsc_request_done(h, st);
-    tsc_leave(TSC_R_WAIT);
+    tsc_leave_now(TSC_R_WAIT);
     return rc;
 }
 
@@ -69,9 +70,10 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     MPI_Request h = *request;
     tsc_enter(TSC_R_TEST);
     int rc = PMPI_Test(request, flag, st);
+    tsc_tick();
     if (rc == MPI_SUCCESS && *flag)
         tsc_request_done(h, st);
-    tsc_leave(TSC_R_TEST);
+    tsc_leave_now(TSC_R_TEST);
     return rc;
 }
 
@@ -84,10 +86,11 @@ static int all(enum tsc_region region, int n, MPI_Request *req, int *flag, MPI_S
         return flag ? PMPI_Testall(n, req, flag, user) : PMPI_Waitall(n, req, user);
     tsc_enter(region);
     int rc = flag ? PMPI_Testall(n, req, flag, statuses) : PMPI_Waitall(n, req, statuses);
+    tsc_tick();
     if (rc == MPI_SUCCESS && (!flag || *flag))
         for (int i = 0; i < n; i++)
             tsc_request_done(c.h[i], &statuses[i]);
-    tsc_leave(region);
+    tsc_leave_now(region);
     completion_end(&c, user);
     return rc;
 }
@@ -119,9 +122,10 @@ static int any(enum tsc_region region, int n, MPI_Request *req, int *index, int 
         st = &own;
     tsc_enter(region);
     int rc = flag ? PMPI_Testany(n, req, index, flag, st) : PMPI_Waitany(n, req, index, st);
+    tsc_tick();
     if (rc == MPI_SUCCESS && (!flag || *flag) && *index != MPI_UNDEFINED)
         tsc_request_done(c.h[*index], st);
-    tsc_leave(region);
+    tsc_leave_now(region);
     completion_end(&c, NULL);
     return rc;
 }
@@ -152,10 +156,11 @@ static int some(enum tsc_region region, int n, MPI_Request *req, int *outcount, 
     tsc_enter(region);
     int rc = test ? PMPI_Testsome(n, req, outcount, indices, statuses)
                   : PMPI_Waitsome(n, req, outcount, indices, statuses);
+    tsc_tick();
     if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
         for (int k = 0; k < *outcount; k++)
             tsc_request_done(c.h[indices[k]], &statuses[k]);
-    tsc_leave(region);
+    tsc_leave_now(region);
     completion_end(&c, user);
     return rc;
 }

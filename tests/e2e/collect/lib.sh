@@ -11,3 +11,13 @@ mpirun_traced() {
         -x TRACESYNC_SYNC_MAX_MESSAGES $(for a in "$@"; do printf -- '-x %s ' "${a%%=*}"; done) $prog
 }
 
+
+# print_raw ANCHOR: otf2-print of the archive's local stamps, plus one tick.
+# otf2-print applies ClockOffset records; tracesync apply drops them from a copy
+# whose timestamps changed (here by one tick, 1/8192 ns).
+print_raw() {
+    printf '%s\n' '{ "format": "tracesync-maps", "version": 1, "maps": [ { "default": true, "offset": 1 } ] }' >shift1.json
+    rm -rf raw-copy
+    "$TRACESYNC" apply shift1.json "$1" -o raw-copy -q || fail "apply to $1 failed"
+    otf2-print "raw-copy/$(basename "$1")"
+}
