@@ -23,9 +23,10 @@
  * constraints, (T, T + offset + err) and (T, T + offset - err); for the regression
  * an exchange with margin err. A measured offset is never taken as exact: on a
  * noisy network a ping-pong's offset is microseconds off, and an exact point would
- * pull the map off and make the bound a false promise. err is 3 recorded standard
- * deviations. Score-P records 0; then err comes from the round trips the trace
- * itself shows. A ping-pong's offset is off by half the difference of its two
+ * pull the map off and make the bound a false promise. err comes from the round
+ * trips the trace itself shows, or 3 recorded standard deviations where that is
+ * more (Score-P records 0; a collector's deviation is the spread of one session's
+ * exchanges, which says nothing of a delay asymmetry they share). A ping-pong's offset is off by half the difference of its two
  * one-way delays, at most half its round trip less the minimum latency. Half the
  * round trip of an exchange of the trace (seed 003's E_ij, Eq. 3) includes waiting
  * in late-posted receives in most of them; the fastest tenth show the network
@@ -182,6 +183,7 @@ struct collector {
     int64_t *margins;            /* when set, exchanges only give their E_ij here */
     size_t n_margins;
     int64_t unknown_err;         /* err of a ClockOffset record with stddev 0, ticks */
+    int64_t trip_err;            /* what the trace's round trips say, ticks (0: none) */
 };
 
 /* The edge of domains a != b, remembering the last one asked for. */
@@ -264,7 +266,9 @@ static int add_offset(struct collector *c, const struct tsync_clock_offset *r, u
 {
     uint32_t d = c->t->locations[r->loc].domain;
     tsync_time global = r->time + r->offset, x, y;
-    int64_t err = r->stddev > 0 ? (int64_t)ceil(3 * r->stddev) : c->unknown_err;
+    int64_t err = r->stddev <= 0                          ? c->unknown_err
+                  : 3 * r->stddev > (double)c->trip_err ? (int64_t)ceil(3 * r->stddev)
+                                                        : c->trip_err;
     struct tsync__edge *e;
     int rc;
     if (d == master)
@@ -611,17 +615,16 @@ static int i64_cmp(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
-/* The uncertainty of a ClockOffset record with stddev 0 (see the top): 2 h - mu
- * with h the 10th percentile of the exchanges' half round trips, at least one
- * minimum latency. Only computed when such a record exists. */
+/* The uncertainty of a ClockOffset record (see the top): 2 h - mu with h the 10th
+ * percentile of the exchanges' half round trips (trip_err); with stddev 0, at least
+ * one minimum latency; a recorded deviation only widens trip_err (it measures the
+ * spread of the exchanges a session kept, not how far their delays were from equal
+ * both ways). Only computed when the trace has records. */
 static int unknown_offset_error(struct collector *c)
 {
     const struct tsync_trace *t = c->t;
-    size_t i;
     int rc;
-    for (i = 0; i < t->n_offsets && t->offsets[i].stddev > 0; i++)
-        ;
-    if (i == t->n_offsets)
+    if (!t->n_offsets)
         return 0;
     c->margins = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*c->margins));
     if (!c->margins)
@@ -632,8 +635,9 @@ static int unknown_offset_error(struct collector *c)
         int64_t half_rtt;   /* of the fastest tenth of the exchanges */
         qsort(c->margins, c->n_margins, sizeof(*c->margins), i64_cmp);
         half_rtt = c->margins[c->n_margins / 10];
-        if (2 * half_rtt - c->o->mu_inter > c->unknown_err)
-            c->unknown_err = 2 * half_rtt - c->o->mu_inter;
+        c->trip_err = 2 * half_rtt - c->o->mu_inter;
+        if (c->trip_err > c->unknown_err)
+            c->unknown_err = c->trip_err;
     }
     free(c->margins);
     c->margins = NULL;
@@ -643,7 +647,7 @@ static int unknown_offset_error(struct collector *c)
 int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
                            const struct tsync__sample_opts *o, struct tsync__intra *intra)
 {
-    struct collector c = { g, t, o, TSYNC__NONE, TSYNC__NONE, 0, NULL, 0, o->mu_inter };
+    struct collector c = { g, t, o, TSYNC__NONE, TSYNC__NONE, 0, NULL, 0, o->mu_inter, 0 };
     int rc;
     memset(intra, 0, sizeof(*intra));
     for (size_t i = 0, s = 0; i < t->n_messages; i++) {

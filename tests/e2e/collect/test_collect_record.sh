@@ -43,7 +43,8 @@ run 0 rec -q -- "$MPIEXEC" --oversubscribe -np 2 "$FAMILIES"
 # 19 program messages; 100 exchanges (the default) x 1 child x 3 sessions x 2
 "$TRACESYNC" check tracesync-collect_families/traces.otf2 --json >out.txt || [ $? -eq 1 ] || fail "check failed"
 json_eq out.txt 'd["messages"]' 619
-run 0 env TRACESYNC_COLLECT_LIB="$COLLECT_LIB" "$TRACESYNC" record --synced-cluster --no-global -- \
+run 0 env TRACESYNC_COLLECT_LIB="$COLLECT_LIB" ${PRELOAD_FIRST:+LD_PRELOAD=$PRELOAD_FIRST} \
+    "$TRACESYNC" record --synced-cluster --no-global -- \
     "$MPIEXEC" --oversubscribe -np 2 "$FAMILIES"
 contains err.txt "the archive is tracesync-collect_families.1/traces.otf2 (local clocks)"
 [ ! -e tracesync-collect_families.1/global.otf2 ] || fail "--no-global wrote global.otf2"
