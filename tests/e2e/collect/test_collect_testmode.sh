@@ -43,6 +43,8 @@ assert e["linear"][1] < raw_p99 / 10 and e["linear"][0] < raw_max, e
 # leave a session without a fast exchange: hundreds of microseconds off; README,
 # Collector, known limits)
 assert e["global"][0] < raw_max, e
-# sync: everywhere, and never worse than the interpolation of the ClockOffset records
-assert e["synced"][0] < 5e-5 and e["synced"][0] <= e["linear"][0], e
+# sync: everywhere, and not worse than the interpolation of the ClockOffset records
+# beyond 2 us: the collector's records come from each session's fastest exchanges
+# and are as good as the exchanges sync reads (README, known limits)
+assert e["synced"][0] < 5e-5 and e["synced"][0] <= e["linear"][0] + 2e-6, e
 P
