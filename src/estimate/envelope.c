@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "estimate/estimator.h"
+#include "graph/graph.h"
 
 #define KNOT_EVERY 16
 
@@ -88,18 +89,6 @@ int tsync__envelope_build(struct tsync__envelope *env, const struct tsync__pair_
     return rc;
 }
 
-/* Linear interpolation of f at x (f->x[0] <= x <= f->x[n-1]), from segment *k on. */
-static long double pwl_at(const struct tsync__pwl *f, size_t *k, tsync_time x)
-{
-    while (*k + 2 < f->n && f->x[*k + 1] < x)
-        (*k)++;
-    if (f->x[*k + 1] == f->x[*k])
-        return (long double)f->y[*k];
-    return (long double)f->y[*k] + (long double)(f->y[*k + 1] - f->y[*k]) *
-                                       (long double)(x - f->x[*k]) /
-                                       (long double)(f->x[*k + 1] - f->x[*k]);
-}
-
 /* The bulge of knot interval i: the most a curve with |y''| <= w leaves its chord. */
 static long double bulge_of(const struct tsync__knots *kv, size_t i, double w)
 {
@@ -135,7 +124,7 @@ static long double segment_bound(const struct tsync__envelope *env, const struct
                                  size_t k, double w, size_t *iu, size_t *il)
 {
     long double worst = 0, bulge = 0, u, l;
-    size_t eu = 0, el = 0, fk = k;
+    size_t eu = 0, el = 0;
     for (int end = 0; end < 2; end++) {
         size_t *cu = end ? &eu : iu, *cl = end ? &el : il;
         long double y = (long double)f->y[k + end];
@@ -153,13 +142,12 @@ static long double segment_bound(const struct tsync__envelope *env, const struct
     for (size_t i = *iu; i <= eu; i++) {
         bulge = fmaxl(bulge, bulge_of(&env->up, i, w));
         if (i > *iu)
-            worst = fmaxl(worst, (long double)env->up.v[i].y - pwl_at(f, &fk, env->up.v[i].x));
+            worst = fmaxl(worst, (long double)env->up.v[i].y - tsync__pwl_eval(f, (long double)env->up.v[i].x));
     }
-    fk = k;
     for (size_t i = *il; i <= el; i++) {
         bulge = fmaxl(bulge, bulge_of(&env->lo, i, w));
         if (i > *il)
-            worst = fmaxl(worst, pwl_at(f, &fk, env->lo.v[i].x) - (long double)env->lo.v[i].y);
+            worst = fmaxl(worst, tsync__pwl_eval(f, (long double)env->lo.v[i].x) - (long double)env->lo.v[i].y);
     }
     return worst + bulge;
 }
@@ -171,7 +159,7 @@ static long double segment_bound(const struct tsync__envelope *env, const struct
 static int split_at(struct tsync__pwl *f, tsync_time xa, tsync_time xb)
 {
     struct tsync__pwl g;
-    size_t k = 0, inside = 0;
+    size_t inside = 0;
     for (size_t i = 1; i < f->n; i++)
         inside += (xa > f->x[i - 1] && xa < f->x[i]) + (xb > f->x[i - 1] && xb < f->x[i]);
     if (!inside)
@@ -182,7 +170,7 @@ static int split_at(struct tsync__pwl *f, tsync_time xa, tsync_time xb)
         tsync_time cut[2] = { xa, xb };
         for (int c = 0; c < 2; c++)
             if (i > 0 && cut[c] > f->x[i - 1] && cut[c] < f->x[i] &&
-                tsync__pwl_push(&g, cut[c], (tsync_time)llroundl(pwl_at(f, &k, cut[c]))))
+                tsync__pwl_push(&g, cut[c], (tsync_time)llroundl(tsync__pwl_eval(f, (long double)cut[c]))))
                 g.bound[g.n - 1] = ceil(f->bound[i - 1] + (f->bound[i] - f->bound[i - 1]) *
                                                              (double)(cut[c] - f->x[i - 1]) /
                                                              (double)(f->x[i] - f->x[i - 1]));

@@ -272,19 +272,24 @@ static double joint_bound(const struct tsync__pair_fit *fit, size_t k0, size_t k
     return (double)b;
 }
 
+/* The piece whose samples hold x, or the one nearest in time (pieces not empty). */
+static size_t piece_holding(const struct tsync__pair_fit *fit, tsync_time x)
+{
+    const struct tsync__piece *v = fit->pieces.v;
+    size_t k = 0;
+    while (k + 1 < fit->pieces.n && x > v[k].x_last &&
+           (x >= v[k + 1].x_first || v[k + 1].x_first - x < x - v[k].x_last))
+        k++;
+    return k;
+}
+
 /* The bound at x for `value` (absolute ticks) under the piece that holds at x, or
  * outside every piece's samples the one nearest in time. */
 static double fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long double value)
 {
-    const struct tsync__piece *v = fit->pieces.v;
-    size_t k = 0;
     if (!fit->pieces.n)
         return INFINITY;
-    /* The piece holding x, or the one nearest in time. */
-    while (k + 1 < fit->pieces.n && x > v[k].x_last &&
-           (x >= v[k + 1].x_first || v[k + 1].x_first - x < x - v[k].x_last))
-        k++;
-    return joint_bound(fit, k, k, x, value);
+    return joint_bound(fit, piece_holding(fit, x), piece_holding(fit, x), x, value);
 }
 
 /* ---- bounds of the maps --------------------------------------------------------------- */
@@ -314,12 +319,9 @@ static long double open_segment_bound(void *ctx, const struct tsync__pwl *f, siz
     const struct tsync__pair_fit *fit = ctx;
     const struct tsync__piece *v = fit->pieces.v;
     tsync_time mid = f->x[k] + (f->x[k + 1] - f->x[k]) / 2;
-    size_t h = 0, j = SIZE_MAX;
+    size_t h, j = SIZE_MAX;
     long double b = 0;
-    while (h + 1 < fit->pieces.n && mid > v[h].x_last &&
-           (mid >= v[h + 1].x_first || v[h + 1].x_first - mid < mid - v[h].x_last))
-        h++;
-    if (!v[h].open)
+    if (!fit->pieces.n || !v[h = piece_holding(fit, mid)].open)
         return INFINITY;
     for (size_t i = 0; i < fit->pieces.n; i++)
         if (!v[i].open && v[i].kind == TSYNC_BOUND_BOUNDED &&

@@ -74,22 +74,12 @@ static struct tsync__est_params params(void)
     return p;
 }
 
-/* The bound of f at x, linear between its points. */
-static double bound_at(const struct tsync__pwl *f, tsync_time x)
-{
-    size_t k = 0;
-    while (k + 2 < f->n && f->x[k + 1] < x)
-        k++;
-    return f->bound[k] + (f->bound[k + 1] - f->bound[k]) * (double)(x - f->x[k]) /
-                             (double)(f->x[k + 1] - f->x[k]);
-}
-
 /* The mean bound over the hour, at a thousand points. */
 static double mean_bound(const struct tsync__pwl *f)
 {
     double sum = 0;
     for (int i = 0; i <= 1000; i++)
-        sum += bound_at(f, HOUR / 1000 * i);
+        sum += tsync__pwl_bound(f, (long double)HOUR / 1000 * i);
     return sum / 1001;
 }
 
@@ -111,7 +101,7 @@ static void test_holds_and_tightens(void **state)
     /* The true curve inside the bound everywhere, at a million points. */
     for (tsync_time x = 0; x <= HOUR; x += HOUR / 1000000) {
         double err = fabs((double)(curve(x) - tsync__pwl_eval(&f, (long double)x)));
-        double b = bound_at(&f, x);
+        double b = tsync__pwl_bound(&f, (long double)x);
         if (err > b)
             fail_msg("at %.6f s the error %.0f ns is outside the bound %.0f ns", (double)x / 1e9,
                      err, b);
@@ -213,9 +203,9 @@ static void test_open_piece(void **state)
     tsync__pwl_open_bounds(&fit, &f);
     for (tsync_time x = 0; x <= end; x += end / 100000) {
         double err = fabs((double)(curve(x) - tsync__pwl_eval(&f, (long double)x)));
-        if (err > bound_at(&f, x))
+        if (err > tsync__pwl_bound(&f, (long double)x))
             fail_msg("at %.3f s the error %.0f ns is outside the bound %.0f ns", (double)x / 1e9,
-                     err, bound_at(&f, x));
+                     err, tsync__pwl_bound(&f, (long double)x));
     }
     print_message("bound at 1000 s: %.0f ns -> %.0f ns\n", before, f.bound[f.n - 1]);
     assert_true(isinf(before) && f.bound[f.n - 1] < 20e6);
