@@ -29,22 +29,11 @@ program mpi_fortran
     out = rank
     allocate (all(n), got(n))
 
-    ! a ring of MPI_Send, the status read; one of MPI_Ssend, the status ignored
-    if (rank == 0) then
-        call MPI_Send(out, 1, MPI_INTEGER, next, 1, MPI_COMM_WORLD, ierr)
-        call MPI_Recv(ins(1), 1, MPI_INTEGER, prev, 1, MPI_COMM_WORLD, st, ierr)
-    else
-        call MPI_Recv(ins(1), 1, MPI_INTEGER, prev, 1, MPI_COMM_WORLD, st, ierr)
-        call MPI_Send(out, 1, MPI_INTEGER, next, 1, MPI_COMM_WORLD, ierr)
-    end if
+    ! a ring of MPI_Send, the status read; one of MPI_Ssend the other way, the
+    ! status ignored (the sentinel passed on through a dummy argument)
+    call ring(next, prev, 1, .false., st)
     call expect(st(MPI_SOURCE) == prev .and. st(MPI_TAG) == 1 .and. ins(1) == prev, 'MPI_Recv status')
-    if (rank == 0) then
-        call MPI_Ssend(out, 1, MPI_INTEGER, prev, 2, MPI_COMM_WORLD, ierr)
-        call MPI_Recv(ins(1), 1, MPI_INTEGER, next, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
-    else
-        call MPI_Recv(ins(1), 1, MPI_INTEGER, next, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
-        call MPI_Ssend(out, 1, MPI_INTEGER, prev, 2, MPI_COMM_WORLD, ierr)
-    end if
+    call ring(prev, next, 2, .true., MPI_STATUS_IGNORE)
     call expect(ins(1) == next, 'MPI_Ssend')
 
     ! both neighbours, MPI_Waitall with MPI_STATUSES_IGNORE
@@ -154,6 +143,22 @@ program mpi_fortran
     if (rank == 0) print '(a)', 'mpi_fortran: ok'
 
 contains
+
+    ! Sends to rank to and receives from rank from (into ins(1)), rank 0 first.
+    subroutine ring(to, from, tag, sync, status)
+        integer, intent(in) :: to, from, tag
+        logical, intent(in) :: sync
+        integer :: status(MPI_STATUS_SIZE), step
+        do step = 0, 1
+            if ((step == 0) .neqv. (rank == 0)) then
+                call MPI_Recv(ins(1), 1, MPI_INTEGER, from, tag, MPI_COMM_WORLD, status, ierr)
+            else if (sync) then
+                call MPI_Ssend(out, 1, MPI_INTEGER, to, tag, MPI_COMM_WORLD, ierr)
+            else
+                call MPI_Send(out, 1, MPI_INTEGER, to, tag, MPI_COMM_WORLD, ierr)
+            end if
+        end do
+    end subroutine
 
     ! Receives from both neighbours into req(1:2), sends to both in req(3:4).
     subroutine post(tag)
