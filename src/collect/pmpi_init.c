@@ -1,7 +1,7 @@
 /* pmpi_init.c - the collector's life: MPI_Init and MPI_Init_thread start it
  * (settings, clock, buffer, output directory, the first synchronization session),
  * MPI_Finalize ends it (the last session, the archives), tracesync_timesync() adds
- * sessions in between. */
+ * sessions in between (pmpi_fortran.c binds it for Fortran). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,13 +116,6 @@ int tracesync_timesync(void)
     if (!tsc.active)
         return -1;
     return tsc_timesync_session();
-}
-
-/* Fortran: CALL TRACESYNC_TIMESYNC(IERR) (gfortran's name mangling). */
-TRACESYNC_COLLECT_API void tracesync_timesync_(MPI_Fint *ierr);
-void tracesync_timesync_(MPI_Fint *ierr)
-{
-    *ierr = (MPI_Fint)tracesync_timesync();
 }
 
 int MPI_Finalize(void)
