@@ -2,9 +2,10 @@
  *
  * A tsync_trace is read once from its file (an OTF2 archive, a CSV of messages)
  * and holds, per location, the raw local timestamps of every event and the event
- * kinds that synchronization needs; point-to-point messages are matched as MPI matches them and collective
- * operations grouped into instances. Everything else in the file stays in the file
- * and is copied unchanged when a corrected trace is written.
+ * kinds that synchronization needs; point-to-point messages are matched as MPI
+ * matches them and collective operations grouped into instances. Everything else
+ * in the file stays in the file and is copied unchanged when a corrected trace is
+ * written.
  *
  * Corrected timestamps live apart from the trace, in a tsync_timeline, so that the
  * raw times are never lost.
