@@ -46,7 +46,7 @@ struct tsync__format {
     int (*definitions)(void *reader, struct tsync_sink *sink);
     /* Emits every location's events in order, with their records and the offsets. */
     int (*events)(void *reader, struct tsync_sink *sink);
-    /* Frees the reader; NULL is fine. */
+    /* Frees the reader (NULL is fine). */
     void (*close)(void *reader);
 
     /* Writes the trace with the timeline's times into outdir under the input's file
@@ -59,7 +59,8 @@ struct tsync__format {
 /* Adds a format after the built-in ones (for a program or test that brings its
  * own reader; the table must outlive every trace read with it). Not thread-safe:
  * register before reading. TSYNC_EINVAL for a name already known or a format
- * without probe, open, definitions or events; TSYNC_ENOMEM when full. */
+ * without name, what, probe, open, definitions, events or close; TSYNC_ENOMEM when
+ * full. */
 int tsync__format_register(const struct tsync__format *f, tsync_ctx *ctx);
 
 /* The format of the file at `path`: the first whose probe accepts its start; else

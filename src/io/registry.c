@@ -29,9 +29,10 @@ static size_t n_formats = 0 TSYNC_BUILTIN_FORMATS(COUNT);
 
 int tsync__format_register(const struct tsync__format *f, tsync_ctx *ctx)
 {
-    if (!f || !f->name || !f->what || !f->probe || !f->open || !f->definitions || !f->events)
+    if (!f || !f->name || !f->what || !f->probe || !f->open || !f->definitions || !f->events ||
+        !f->close)
         return tsync__fail(ctx, TSYNC_EINVAL, "a trace format needs a name, a description, "
-                           "probe, open, definitions and events");
+                           "probe, open, definitions, events and close");
     for (size_t i = 0; i < n_formats; i++)
         if (strcmp(formats[i]->name, f->name) == 0)
             return tsync__fail(ctx, TSYNC_EINVAL, "trace format \"%s\" is known already", f->name);
