@@ -1,10 +1,11 @@
 /* trace.h - a trace in memory: locations, clock domains, events, messages.
  *
- * A tsync_trace is read once from its file (OTF2 archive) and holds, per location,
- * the raw local timestamps of every event and the event kinds that synchronization
- * needs; point-to-point messages are matched as MPI matches them and collective
- * operations grouped into instances. Everything else in the file stays in the file
- * and is copied unchanged when a corrected trace is written.
+ * A tsync_trace is read once from its file (an OTF2 archive, a CSV of messages)
+ * and holds, per location, the raw local timestamps of every event and the event
+ * kinds that synchronization needs; point-to-point messages are matched as MPI
+ * matches them and collective operations grouped into instances. Everything else
+ * in the file stays in the file and is copied unchanged when a corrected trace is
+ * written.
  *
  * Corrected timestamps live apart from the trace, in a tsync_timeline, so that the
  * raw times are never lost.
@@ -78,7 +79,8 @@ typedef struct {
 
 /**
  * Reads a trace. `path` names an OTF2 anchor file (".../traces.otf2") or a CSV of
- * messages (".csv"). `opts` may be NULL (domains by node, none split). ClockOffset
+ * messages, told apart by their content (tsync_trace_formats lists what is read;
+ * a file of no known format is TSYNC_EFORMAT naming them). `opts` may be NULL (domains by node, none split). ClockOffset
  * records are read, not applied. Unmatched messages and locations a domain file does not list
  * are warnings (through the context's log callback) and are counted.
  * @return 0, or TSYNC_EIO (missing trace or domain file), TSYNC_EFORMAT (corrupt or
@@ -89,6 +91,9 @@ typedef struct {
  */
 TSYNC_API int tsync_trace_open(tsync_trace **out, const char *path, const tsync_open_opts *opts,
                                tsync_ctx *ctx);
+/** The formats tsync_trace_open reads, for people: "an OTF2 anchor file or a CSV of
+ *  messages". A static string, valid until the next call. */
+TSYNC_API const char *tsync_trace_formats(void);
 /** Frees a trace and all it owns; NULL is fine. */
 TSYNC_API void tsync_trace_free(tsync_trace *trace);
 
@@ -155,8 +160,10 @@ TSYNC_API tsync_time *tsync_timeline_times(tsync_timeline *timeline, tsync_loc l
  * (created if missing), keeping the input's file name: every definition and every
  * event of the input in the same order, only timestamps replaced, clock properties
  * updated, ClockOffset records dropped. The output is written under a temporary
- * name and renamed when complete; an existing output is replaced only then.
- * @return 0, or TSYNC_EIO / TSYNC_EFORMAT / TSYNC_ENOMEM with nothing left behind.
+ * name and renamed when complete; an existing output is replaced only then. The
+ * trace is written in the format it was read from.
+ * @return 0, or TSYNC_EIO / TSYNC_EFORMAT / TSYNC_ENOMEM with nothing left behind,
+ *         TSYNC_EUNSUPPORTED for a format that is only read.
  */
 TSYNC_API int tsync_trace_write(const tsync_trace *trace, const tsync_timeline *timeline,
                                 const char *outdir, tsync_ctx *ctx);

@@ -69,7 +69,7 @@ int cmd_check(int argc, char **argv)
         }
     }
     if (optind >= argc)
-        return cli_usage_error("check", "no input given (an OTF2 anchor file, e.g. run/traces.otf2)");
+        return cli_usage_error("check", "no input given (%s)", tsync_trace_formats());
     ctx = cli_context(quiet);
     if (latency && tsync_check_parse_latency(&co, latency, ctx)) {
         cli_usage_error("check", "%s", tsync_ctx_error(ctx));

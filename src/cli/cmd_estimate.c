@@ -94,8 +94,7 @@ int cmd_estimate(int argc, char **argv)
         }
     }
     if (optind >= argc)
-        return cli_usage_error("estimate", "no input given (an OTF2 anchor file, e.g. "
-                               "run/traces.otf2, or a CSV of messages)");
+        return cli_usage_error("estimate", "no input given (%s)", tsync_trace_formats());
     if (outfile && argc - optind > 1)
         return cli_usage_error("estimate", "-o takes the maps of one input, got %d inputs",
                                argc - optind);

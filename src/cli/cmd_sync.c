@@ -63,7 +63,7 @@ int cmd_sync(int argc, char **argv)
         }
     }
     if (optind >= argc)
-        return cli_usage_error("sync", "no input given (an OTF2 anchor file or a CSV of messages)");
+        return cli_usage_error("sync", "no input given (%s)", tsync_trace_formats());
     if (!outdir)
         return cli_usage_error("sync", "no output directory: add -o OUTDIR");
     if (report && argc - optind > 1)

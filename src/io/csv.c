@@ -9,6 +9,8 @@
  * are its sends and receives in time order (equal times keep the file's order).
  *
  * Written back, the file keeps its lines in their order with corrected times.
+ * Recognized by its header line; read whole at open, then emitted into the sink:
+ * each row is a message with both its ends (match/ends.c pairs them by row).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/formats.h"
+#include "io/format.h"
 #include "util/ctx.h"
 #include "util/fs.h"
 #include "util/outdir.h"
@@ -41,7 +43,7 @@ struct csv_loc {
 };
 
 struct csv_state {
-    const char *path;
+    char *path;
     tsync_ctx *ctx;
     struct csv_loc *locs;
     size_t n_locs, cap_locs;
@@ -203,96 +205,93 @@ static int event_cmp(const void *pa, const void *pb)
     return a->tag < b->tag ? -1 : a->tag > b->tag;
 }
 
-/* Moves the parsed rows into the trace model. */
-static int build(struct csv_state *st, struct tsync_trace *t)
+static int csv_probe(const unsigned char *head, size_t n)
 {
-    t->timer_resolution = 1000000000;
-    t->n_locations = t->n_nodes = t->n_domains = (uint32_t)st->n_locs;
-    t->locations = calloc(st->n_locs, sizeof(*t->locations));
-    t->nodes = calloc(st->n_locs, sizeof(*t->nodes));
-    t->domains = calloc(st->n_locs, sizeof(*t->domains));
-    t->messages = calloc(st->rows, sizeof(*t->messages));
-    if (!t->locations || !t->nodes || !t->domains || !t->messages)
-        return tsync__oom(st->ctx);
-    t->n_messages = st->rows;
-    for (uint32_t i = 0; i < st->n_locs; i++) {
-        struct csv_loc *cl = &st->locs[i];
-        struct tsync_location *l = &t->locations[i];
-        l->ref = i;
-        l->rank = TSYNC_NONE;
-        l->node = l->domain = i;
-        l->name = cl->name;
-        cl->name = NULL;
-        t->domains[i].node = i;
-        if (!(t->nodes[i].name = strdup(l->name)) || !(t->domains[i].name = strdup(l->name)) ||
-            !(l->time = malloc(cl->n * sizeof(*l->time))) || !(l->kind = malloc(cl->n)))
-            return tsync__oom(st->ctx);
-        qsort(cl->ev, cl->n, sizeof(*cl->ev), event_cmp);
-        l->n_events = cl->n;
-        for (uint64_t k = 0; k < cl->n; k++) {
-            uint64_t row = cl->ev[k].tag / 2;
-            int is_recv = (int)(cl->ev[k].tag & 1);
-            l->time[k] = cl->ev[k].time;
-            l->kind[k] = is_recv ? TSYNC_EV_RECV : TSYNC_EV_SEND;
-            if (is_recv) {
-                t->messages[row].recv_loc = i;
-                t->messages[row].recv_idx = k;
-            } else {
-                t->messages[row].send_loc = i;
-                t->messages[row].send_idx = k;
-            }
-        }
-    }
-    return TSYNC_OK;
+    size_t k = sizeof(HEADER) - 1;
+    return n >= k && memcmp(head, HEADER, k) == 0 &&
+           (n == k || head[k] == '\n' || head[k] == '\r' || head[k] == ' ');
 }
 
-int tsync__csv_open(tsync_trace **out, const char *path, const struct tsync__domain_file *df,
-                    tsync_ctx *ctx)
+static void csv_close(void *r)
 {
-    struct csv_state st;
-    struct tsync_trace *t = NULL;
+    struct csv_state *st = r;
+    if (!st)
+        return;
+    for (size_t i = 0; i < st->n_locs; i++) {
+        free(st->locs[i].name);
+        free(st->locs[i].ev);
+    }
+    free(st->locs);
+    free(st->slot);
+    free(st->path);
+    free(st);
+}
+
+/* Reads every row: the whole file is checked before anything else is done. */
+static int csv_open(void **out, const char *path, tsync_ctx *ctx)
+{
+    struct csv_state *st = calloc(1, sizeof(*st));
     FILE *f;
     int rc;
-
-    memset(&st, 0, sizeof(st));
-    st.path = path;
-    st.ctx = ctx;
-    if (!(f = fopen(path, "r")))
-        return tsync__fail(ctx, TSYNC_EIO, "%s: %s (give a CSV with the header %s)", path,
-                           strerror(errno), HEADER);
-    st.mask = 15;
-    if (!(st.slot = calloc(st.mask + 1, sizeof(*st.slot)))) {
-        fclose(f);
+    if (!st || !(st->path = strdup(path))) {
+        free(st);
         return tsync__oom(ctx);
     }
-    rc = read_rows(&st, f);
-    fclose(f);
-    if (rc == TSYNC_OK) {
-        if (!(t = tsync__trace_alloc(path)))
-            rc = tsync__oom(ctx);
-        else {
-            t->format = TSYNC_FORMAT_CSV;
-            t->domain_rule = TSYNC_DOMAIN_LOCATION;
-            rc = build(&st, t);
-            if (rc == TSYNC_OK && df)
-                rc = tsync__domain_file_apply(t, df, ctx);
-        }
-    }
-    for (size_t i = 0; i < st.n_locs; i++) {
-        free(st.locs[i].name);
-        free(st.locs[i].ev);
-    }
-    free(st.locs);
-    free(st.slot);
-    if (rc) {
-        tsync_trace_free(t);
+    st->ctx = ctx;
+    st->mask = 15;
+    if (!(f = fopen(path, "r"))) {
+        rc = tsync__fail(ctx, TSYNC_EIO, "%s: %s (give a CSV with the header %s)", path,
+                         strerror(errno), HEADER);
+        csv_close(st);
         return rc;
     }
-    *out = t;
+    if (!(st->slot = calloc(st->mask + 1, sizeof(*st->slot))))
+        rc = tsync__oom(ctx);
+    else
+        rc = read_rows(st, f);
+    fclose(f);
+    if (rc) {
+        csv_close(st);
+        return rc;
+    }
+    *out = st;
     return TSYNC_OK;
 }
 
-int tsync__csv_write(const tsync_trace *t, const tsync_timeline *tl, const char *outdir, tsync_ctx *ctx)
+/* Nanosecond ticks; every location its own node, named as the location. */
+static int csv_definitions(void *r, struct tsync_sink *sink)
+{
+    struct csv_state *st = r;
+    int rc = TSYNC_OK;
+    tsync__sink_clock(sink, 1000000000, 0, 0, 0);
+    for (uint32_t i = 0; i < st->n_locs && rc == TSYNC_OK; i++) {
+        uint32_t node;
+        if (!(rc = tsync__sink_node(sink, st->locs[i].name, &node)))
+            rc = tsync__sink_location(sink, i, st->locs[i].name, node);
+    }
+    return rc;
+}
+
+/* Each location's sends and receives in time order, each an end of its row. */
+static int csv_events(void *r, struct tsync_sink *sink)
+{
+    struct csv_state *st = r;
+    int rc = TSYNC_OK;
+    for (uint32_t i = 0; i < st->n_locs && rc == TSYNC_OK; i++) {
+        struct csv_loc *cl = &st->locs[i];
+        qsort(cl->ev, cl->n, sizeof(*cl->ev), event_cmp);
+        rc = tsync__sink_begin_location(sink, i, cl->n);
+        for (uint64_t k = 0; k < cl->n && rc == TSYNC_OK; k++) {
+            int is_recv = (int)(cl->ev[k].tag & 1);
+            if (!(rc = tsync__sink_event(sink, cl->ev[k].time,
+                                         is_recv ? TSYNC_EV_RECV : TSYNC_EV_SEND)))
+                rc = tsync__sink_end(sink, cl->ev[k].tag / 2, is_recv);
+        }
+    }
+    return rc;
+}
+
+static int csv_write(const tsync_trace *t, const tsync_timeline *tl, const char *outdir, tsync_ctx *ctx)
 {
     const char *base = strrchr(t->path, '/');
     char *final = NULL, *tmpdir = NULL;
@@ -330,3 +329,17 @@ out:
     free(final);
     return rc;
 }
+
+const struct tsync__format tsync__csv_format = {
+    .name = "csv",
+    .what = "a CSV of messages",
+    .suffix = ".csv",
+    .caps = TSYNC_CAP_MESSAGES,
+    .shape = TSYNC_FORMAT_CSV,
+    .probe = csv_probe,
+    .open = csv_open,
+    .definitions = csv_definitions,
+    .events = csv_events,
+    .close = csv_close,
+    .write = csv_write,
+};

@@ -1,16 +1,13 @@
-/* formats.c - which reader and writer a trace needs, by its file name:
- * ".otf2" is an OTF2 anchor file, ".csv" a CSV of messages. Also the open options
- * every reader shares: the rule for clock domains, and the domain file. */
+/* formats.c - reading a trace, the same steps for every format: the registry picks
+ * the reader by the file's content (io/registry.c), the reader emits definitions
+ * into a sink, the clock domains are formed (by rule, or from the domain file), the
+ * reader emits the events, and the match stage (match/) pairs the records. Also the
+ * open options every reader shares, and the writer a trace goes back through. */
 #include <string.h>
 
+#include "io/format.h"
 #include "io/formats.h"
 #include "util/ctx.h"
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
 
 /* The rule and the domain file of `opts` (NULL: the defaults), checked. */
 static int domain_opts(const tsync_open_opts *opts, enum tsync_domain_rule *rule,
@@ -44,6 +41,55 @@ static int domain_opts(const tsync_open_opts *opts, enum tsync_domain_rule *rule
     return TSYNC_OK;
 }
 
+/* The reader's steps into a new trace; on failure the trace is freed. */
+static int read_trace(tsync_trace **out, struct tsync_match_input *match, const char *path,
+                      enum tsync_domain_rule rule, const struct tsync__domain_file *df,
+                      tsync_ctx *ctx)
+{
+    const struct tsync__format *fmt;
+    struct tsync_sink sink;
+    struct tsync_trace *t;
+    void *reader = NULL;
+    int rc;
+
+    if ((rc = tsync__format_for(&fmt, path, ctx)) || (rc = fmt->open(&reader, path, ctx)))
+        return rc;
+    if (!(t = tsync__trace_alloc(path))) {
+        fmt->close(reader);
+        return tsync__oom(ctx);
+    }
+    t->io = fmt;
+    t->format = fmt->shape;
+    tsync__sink_init(&sink, t, ctx);
+    /* Without nodes every location has a clock of its own; a domain file starts
+     * from that too, and the default rule from the nodes. */
+    if (!(fmt->caps & TSYNC_CAP_NODES) || rule == TSYNC_DOMAIN_FILE)
+        rule = TSYNC_DOMAIN_LOCATION;
+    else if (rule == TSYNC_DOMAIN_AUTO)
+        rule = TSYNC_DOMAIN_NODE;
+    if ((rc = fmt->definitions(reader, &sink)))
+        goto out;
+    if (t->n_locations == 0) {
+        rc = tsync__fail(ctx, TSYNC_EFORMAT, "%s: the trace defines no locations (empty trace)", path);
+        goto out;
+    }
+    if ((rc = tsync__sink_domains(&sink, rule)) || (df && (rc = tsync__domain_file_apply(t, df, ctx))) ||
+        (rc = fmt->events(reader, &sink)))
+        goto out;
+    if (tsync_trace_event_count(t) == 0)
+        rc = tsync__fail(ctx, TSYNC_EFORMAT, "%s: the trace has no events (empty trace)", path);
+out:
+    fmt->close(reader);
+    if (rc == TSYNC_OK) {
+        tsync__sink_finish(&sink, match);
+        *out = t;
+    } else {
+        tsync_trace_free(t);
+    }
+    tsync__sink_free(&sink);
+    return rc;
+}
+
 int tsync__trace_open_unmatched(tsync_trace **out, struct tsync_match_input *match,
                                 const char *path, const tsync_open_opts *opts, tsync_ctx *ctx)
 {
@@ -62,23 +108,8 @@ int tsync__trace_open_unmatched(tsync_trace **out, struct tsync_match_input *mat
             return rc;
         dfp = &df;
     }
-    if (ends_with(path, ".csv"))
-        rc = tsync__csv_open(out, path, dfp, ctx); /* matched as it is read */
-    else
-        rc = tsync__otf2_open(out, match, path,
-                              rule == TSYNC_DOMAIN_AUTO ? TSYNC_DOMAIN_NODE : rule, dfp, ctx);
+    rc = read_trace(out, match, path, rule, dfp, ctx);
     tsync__domain_file_free(dfp);
-    return rc;
-}
-
-int tsync__trace_match(tsync_trace *t, struct tsync_match_input *match, tsync_ctx *ctx)
-{
-    int rc = TSYNC_OK;
-    if (match->n_sends || match->n_recvs)
-        rc = tsync__match_p2p(t, match, ctx);
-    if (rc == TSYNC_OK && match->n_colls)
-        rc = tsync__match_collectives(t, match, ctx);
-    tsync__match_input_free(match);
     return rc;
 }
 
@@ -109,7 +140,8 @@ int tsync_trace_write(const tsync_trace *t, const tsync_timeline *tl, const char
     if (tl->n_locations != t->n_locations)
         return tsync__fail(ctx, TSYNC_EINVAL, "%s: the timeline does not belong to this trace",
                            t->path);
-    if (t->format == TSYNC_FORMAT_CSV)
-        return tsync__csv_write(t, tl, outdir, ctx);
-    return tsync__otf2_write(t, tl, outdir, ctx);
+    if (!t->io || !t->io->write)
+        return tsync__fail(ctx, TSYNC_EUNSUPPORTED, "%s: traces in %s are read, not written",
+                           t->path, t->io ? t->io->name : "this format");
+    return t->io->write(t, tl, outdir, ctx);
 }

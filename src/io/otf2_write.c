@@ -32,7 +32,7 @@
 
 #include <otf2/otf2.h>
 
-#include "io/formats.h"
+#include "io/otf2_read.h"
 #include "io/otf2_io.h"
 #include "io/otf2_records.h"
 #include "trace/trace.h"

@@ -1,9 +1,11 @@
-/* match.h - from MPI event records to messages and collective instances.
+/* match.h - the match stage: record streams in, messages and collective instances out.
  *
- * Readers collect one record per point-to-point send or receive and per collective
- * end while they read; match_p2p and match_collectives turn them into the trace's
- * messages and collective instances. The records are freed afterwards: they are the
- * transient part of reading, not part of the model.
+ * Readers emit one record per point-to-point send or receive, per end of a message
+ * the file pairs itself, and per collective end into their sink (io/sink.h) while
+ * they read; tsync__trace_match hands each stream to its matcher, side by side:
+ * MPI matching (p2p.c), ends paired by the file's own message id (ends.c),
+ * collective instances (collective.c). The records are freed afterwards: they are
+ * the transient part of reading, not part of the model.
  */
 #ifndef TSYNC_MATCH_MATCH_H
 #define TSYNC_MATCH_MATCH_H
@@ -31,14 +33,30 @@ struct tsync_coll_rec {
     uint64_t sent, received;
 };
 
+/* One end of a message that the file itself identifies (a CSV row): the send and
+ * the receive with the same id are one message. */
+struct tsync_end_rec {
+    uint64_t id;
+    uint64_t idx;        /* the send or receive event */
+    tsync_loc loc;
+    uint8_t is_recv;
+};
+
 struct tsync_match_input {
     struct tsync_p2p_rec *sends, *recvs;
     size_t n_sends, cap_sends, n_recvs, cap_recvs;
+    struct tsync_end_rec *ends;
+    size_t n_ends, cap_ends;
     struct tsync_coll_rec *colls;
     size_t n_colls, cap_colls;
 };
 
 void tsync__match_input_free(struct tsync_match_input *in);
+
+/* The match stage (match.c): every stream of *in to its matcher, then *in freed,
+ * also on failure. Messages of MPI matching come first, then those the file paired,
+ * in id order. Fails only on ENOMEM, leaving t to the caller. */
+int tsync__trace_match(struct tsync_trace *t, struct tsync_match_input *in, tsync_ctx *ctx);
 
 /* A member's part in the logical messages of its collective instance (seed 002,
  * section 4.1): its begin is a logical send (member of S), its end a logical
@@ -61,6 +79,11 @@ int tsync__scan_flows(const struct tsync_collective *co, uint32_t k, uint32_t i)
  * non-overtaking rule). Fills trace->messages and the unmatched counts, warns
  * about unmatched messages. Sorts the records in place. Fails only on ENOMEM. */
 int tsync__match_p2p(struct tsync_trace *t, struct tsync_match_input *in, tsync_ctx *ctx);
+
+/* Pairs the ends of messages the file identifies (ends.c): the send and the receive
+ * of one id are a message, appended in id order; an id with one end only is counted
+ * unmatched and warned about once in all. Fails only on ENOMEM. */
+int tsync__match_ends(struct tsync_trace *t, struct tsync_match_input *in, tsync_ctx *ctx);
 
 /* Groups collective ends into instances: per communicator, the k-th call of every
  * member is instance k. Fills trace->collectives and trace->members. Warns about

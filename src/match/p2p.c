@@ -15,15 +15,6 @@
 #include "util/str.h"
 #include "util/vec.h"
 
-void tsync__match_input_free(struct tsync_match_input *in)
-{
-    free(in->sends);
-    free(in->recvs);
-    free(in->colls);
-    in->sends = in->recvs = NULL;
-    in->colls = NULL;
-}
-
 /* A channel is what MPI matches within: (comm, sender, receiver, tag). Channels
  * get dense ids through an open-addressing hash table, so that records can be
  * grouped by a stable counting sort in O(n) instead of a comparison sort. */

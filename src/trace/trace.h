@@ -93,12 +93,21 @@ struct tsync_clock_offset {
     double stddev;
 };
 
-/* The file format a trace was read from, and is written back in. */
-enum tsync_format { TSYNC_FORMAT_OTF2, TSYNC_FORMAT_CSV };
+/* How a trace's file names its locations and what its events are, as its reader
+ * declares (io/format.h, `shape`): the stages that print locations or judge a
+ * receive ask this, never which reader it was. The values carry the name of the
+ * first format of each shape; a new format takes the shape it has. */
+enum tsync_format {
+    TSYNC_FORMAT_OTF2,  /* locations have ids in the file; every event of the run is kept */
+    TSYNC_FORMAT_CSV    /* locations are known by name only; the events are messages' ends */
+};
+
+struct tsync__format;
 
 struct tsync_trace {
     char *path;                 /* anchor file as given */
-    enum tsync_format format;
+    const struct tsync__format *io; /* the format it was read in and is written back in */
+    enum tsync_format format;   /* its shape, the format's */
     uint64_t timer_resolution;  /* ticks per second */
     uint64_t global_offset;     /* ClockProperties as read */
     uint64_t trace_length;
