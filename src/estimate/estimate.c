@@ -59,7 +59,7 @@ static int check_opts(struct run *r, const tsync_estimate_opts *o,
     if (o->version == 0 || o->version > TSYNC_ESTIMATE_OPTS_VERSION)
         return tsync__fail(r->ctx, TSYNC_EINVAL, "estimate: options of unknown version %u "
                            "(use TSYNC_ESTIMATE_OPTS_INIT)", o->version);
-    if ((unsigned)o->estimator > TSYNC_ESTIMATOR_NONE)
+    if (!tsync__estimator_get(o->estimator))
         return tsync__fail(r->ctx, TSYNC_EINVAL, "estimate: unknown estimator %d",
                            (int)o->estimator);
     if (o->version >= 2 && (unsigned)o->reference_rule > TSYNC_REFERENCE_AUTO)
@@ -105,7 +105,7 @@ static int check_opts(struct run *r, const tsync_estimate_opts *o,
                                    "to an event that does not exist", t->path, q);
         }
     }
-    so->exchanges = o->estimator == TSYNC_ESTIMATOR_REGRESSION;
+    so->exchanges = (tsync__estimator_get(o->estimator)->needs & TSYNC__NEEDS_EXCHANGES) != 0;
     so->offsets = o->use_clock_offsets;
     r->params.max_drift = o->max_drift;
     r->params.wander = (o->version >= 2 ? o->max_wander : 1e-8) / (double)t->timer_resolution;
@@ -959,23 +959,7 @@ const tsync_map_set *tsync_estimate_maps(const tsync_estimate *e) { return e->ma
 
 const char *tsync_estimate_estimator_name(const tsync_estimate *e)
 {
-    const struct tsync__estimator *est = tsync__estimator_for(e->opts.estimator);
-    return est ? est->name : "none";
-}
-
-int tsync_estimator_parse(const char *name, enum tsync_estimator *out)
-{
-    static const enum tsync_estimator all[] = { TSYNC_ESTIMATOR_HULL, TSYNC_ESTIMATOR_REGRESSION };
-    for (size_t i = 0; name && i < sizeof(all) / sizeof(all[0]); i++)
-        if (strcmp(name, tsync__estimator_for(all[i])->name) == 0) {
-            *out = all[i];
-            return 0;
-        }
-    if (name && strcmp(name, "none") == 0) {
-        *out = TSYNC_ESTIMATOR_NONE;
-        return 0;
-    }
-    return TSYNC_EINVAL;
+    return tsync_estimator_name(e->opts.estimator);
 }
 
 const char *tsync_bound_kind_name(enum tsync_bound_kind kind)

@@ -16,7 +16,9 @@
  * Swapping x and y (and ABOVE with BELOW) gives the same pair seen from the other
  * domain, which is how a pair is estimated in the direction a path needs.
  *
- * An estimator is a table of functions, as LTTV's sync modules are. The segment
+ * An estimator is a table of functions, as LTTV's sync modules are, with what the
+ * reports say of it and what samples it needs; one line of the registry
+ * (registry.c) makes it known to every command. The segment
  * driver (segment.c) feeds it one piece's samples in order of x; add_sample may
  * answer TSYNC__SPLIT: this sample contradicts every line through the samples so
  * far (the hulls cross), and the estimator is unchanged. finish turns what it
@@ -91,8 +93,18 @@ struct tsync__est_stats {
     uint64_t hull_points;   /* vertices on the hulls (hull) */
 };
 
+/* Samples an estimator needs beyond the one-way constraints (tsync__estimator.needs). */
+#define TSYNC__NEEDS_EXCHANGES 1u   /* exchange samples: a message and its answer */
+
 struct tsync__estimator {
-    const char *name;
+    const char *name;          /* --estimator NAME */
+    const char *summary;       /* the text report's words after the name (NULL: none) */
+    const char *estimate;      /* the JSON report's "estimate": how it estimates */
+    const char *bound;         /* the JSON report's "bound": what its bounds promise */
+    unsigned needs;            /* TSYNC__NEEDS_... */
+    int guaranteed;            /* its ranges are guaranteed, not statistical: the windowed
+                                * minima and the envelope may tighten them */
+    /* The functions below are NULL for "none", which estimates nothing. */
     /* A fresh estimator for one piece; 0 or TSYNC_ENOMEM. */
     int (*init)(void **state, const struct tsync__est_params *p);
     /* 0 taken, TSYNC__SPLIT (state unchanged) or TSYNC_ENOMEM. Samples come in
@@ -111,8 +123,18 @@ struct tsync__estimator {
 extern const struct tsync__estimator tsync__hull_estimator;
 extern const struct tsync__estimator tsync__regress_estimator;
 
-/* The table for an estimator choice; NULL for TSYNC_ESTIMATOR_NONE. */
+/* ---- the registry (registry.c) ------------------------------------------------------ */
+
+/* The estimator of id `which` (the built-ins' ids are enum tsync_estimator's
+ * values), or NULL when no estimator has that id. */
+const struct tsync__estimator *tsync__estimator_get(enum tsync_estimator which);
+/* The estimator of id `which` if it estimates (has functions); NULL for "none" and
+ * for unknown ids. */
 const struct tsync__estimator *tsync__estimator_for(enum tsync_estimator which);
+/* Adds an estimator after the built-ins (not thread-safe: before any run); *id
+ * gets its id. est is borrowed and must outlive every run. 0, or TSYNC_EINVAL when
+ * its name is taken, it has no functions, or the registry is full. */
+int tsync__estimator_register(const struct tsync__estimator *est, enum tsync_estimator *id);
 
 /* Appends a piece (taken: on failure its data is freed). 0 or TSYNC_ENOMEM. */
 int tsync__pieces_push(struct tsync__pieces *l, struct tsync__piece *p);

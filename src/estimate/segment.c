@@ -60,15 +60,6 @@
 #include "graph/graph.h"
 #include "util/vec.h"
 
-const struct tsync__estimator *tsync__estimator_for(enum tsync_estimator which)
-{
-    switch (which) {
-    case TSYNC_ESTIMATOR_HULL: return &tsync__hull_estimator;
-    case TSYNC_ESTIMATOR_REGRESSION: return &tsync__regress_estimator;
-    default: return NULL;
-    }
-}
-
 int tsync__pieces_push(struct tsync__pieces *l, struct tsync__piece *p)
 {
     if (TSYNC_PUSH(l->v, l->n, l->cap, *p)) {
@@ -190,13 +181,14 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
     }
     if ((rc = close_piece(fit, est, &state)))
         goto fail;
-    /* The hull's pieces follow the windowed minima where the clocks bend. */
-    if (est == &tsync__hull_estimator && params->window > 0 &&
+    /* A guaranteed estimator's pieces (the hull's) follow the windowed minima where the
+     * clocks bend. */
+    if (est->guaranteed && params->window > 0 &&
         (rc = tsync__windows_build(&fit->windows, s, &fit->pieces, params->window)))
         goto fail;
     /* The constraints bound every point directly where they bracket it; not where
      * some contradicted a piece (a latency or a clock the assumptions miss). */
-    fit->guaranteed = est == &tsync__hull_estimator;
+    fit->guaranteed = est->guaranteed;
     if (!fit->rejected && (rc = tsync__envelope_build(&fit->envelope, s, &fit->pieces)))
         goto fail;
     return 0;
