@@ -208,37 +208,6 @@ void tsync__pair_fit_free(struct tsync__pair_fit *fit)
 
 /* ---- joining pieces ------------------------------------------------------------------- */
 
-void tsync__pwl_free(struct tsync__pwl *f)
-{
-    free(f->x);
-    free(f->y);
-    free(f->bound);
-    memset(f, 0, sizeof(*f));
-}
-
-int tsync__pwl_alloc(struct tsync__pwl *f, size_t cap)
-{
-    memset(f, 0, sizeof(*f));
-    f->x = malloc(cap * sizeof(*f->x));
-    f->y = malloc(cap * sizeof(*f->y));
-    f->bound = malloc(cap * sizeof(*f->bound));
-    if (!f->x || !f->y || !f->bound) {
-        tsync__pwl_free(f);
-        return TSYNC_ENOMEM;
-    }
-    return 0;
-}
-
-int tsync__pwl_push(struct tsync__pwl *f, tsync_time x, tsync_time y)
-{
-    if (f->n && x <= f->x[f->n - 1])
-        return 0;
-    f->x[f->n] = x;
-    f->y[f->n] = f->n && y < f->y[f->n - 1] ? f->y[f->n - 1] : y;
-    f->n++;
-    return 1;
-}
-
 /* How far a clock whose drift changes by at most w per tick can be from piece p's
  * range at x (see the top). */
 static long double wander_margin(const struct tsync__piece *p, tsync_time x, double w)
@@ -285,23 +254,6 @@ static double fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long
 }
 
 /* ---- bounds of the maps --------------------------------------------------------------- */
-
-void tsync__pwl_lower(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx)
-{
-    double left = 0;   /* what the segment before needs at point k */
-    for (size_t k = 0; k + 1 < f->n; k++) {
-        double n0 = f->bound[k], n1 = f->bound[k + 1];
-        long double b = seg(ctx, f, k);
-        /* A bound constant over the segment; the old bounds, linear between the
-         * points, still cover a segment left alone. */
-        if (b < fmax(n0, n1))
-            n0 = n1 = (double)ceill(b);
-        f->bound[k] = fmax(left, n0);
-        left = n1;
-    }
-    if (f->n)
-        f->bound[f->n - 1] = left;
-}
 
 /* Over f's segment k inside a piece whose slope the data leave open: the range of
  * the nearest piece whose data fix theirs, extrapolated with the wander margin,
