@@ -38,8 +38,8 @@ static void origin(const struct tsync__pair_samples *s, struct tsync__est_params
 enum { CUTS_ALL, CUTS_NO_GAP, CUTS_NONE };
 #define SPARSE_PER_PIECE 8  /* samples a piece, on average, below which cuts are too fine */
 
-static void pair_params(const struct tsync__run *r, const struct tsync__pair_samples *s, uint8_t cuts,
-                        struct tsync__est_params *p)
+static void pair_params(const struct tsync__run *r, const struct tsync__pair_samples *s,
+                        uint8_t cuts, struct tsync__est_params *p)
 {
     *p = r->params;
     origin(s, p);
@@ -192,7 +192,8 @@ int tsync__est_fit_edges(struct tsync__run *r)
     return 0;
 }
 
-int tsync__est_up_fit(struct tsync__run *r, uint32_t d, uint32_t ei, const struct tsync__pair_fit **out)
+int tsync__est_up_fit(struct tsync__run *r, uint32_t d, uint32_t ei,
+                      const struct tsync__pair_fit **out)
 {
     struct tsync__edge *e = &r->g.e[ei];
     struct tsync__pair *pair = tsync__pair_of(e);

@@ -12,8 +12,9 @@
 
 /* One busy period: the edges weighed by their bounds over it, shortest paths, and
  * every domain's map over the period (lo[d], hi[d]: its ends on d's clock) into out[]. */
-static int compose_period(struct tsync__run *r, const uint32_t *comp_ref, const struct tsync__epoch *ep,
-                          tsync_time *lo, tsync_time *hi, struct tsync__pwl *out)
+static int compose_period(struct tsync__run *r, const uint32_t *comp_ref,
+                          const struct tsync__epoch *ep, tsync_time *lo, tsync_time *hi,
+                          struct tsync__pwl *out)
 {
     int rc;
     for (uint32_t d = 0; d < r->g.n_domains; d++) {

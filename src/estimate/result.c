@@ -11,7 +11,8 @@
 
 /* Kind of domain d: the reference is exact; a path with a fallback edge or an
  * unbounded point makes a fallback. */
-static enum tsync_bound_kind domain_kind(const struct tsync__run *r, uint32_t d, const struct tsync__pwl *f)
+static enum tsync_bound_kind domain_kind(const struct tsync__run *r, uint32_t d,
+                                         const struct tsync__pwl *f)
 {
     if (r->parent[d] == TSYNC__NONE)
         return r->g.adj_start[d] == r->g.adj_start[d + 1] ? TSYNC_BOUND_ABSENT : TSYNC_BOUND_EXACT;
@@ -102,7 +103,8 @@ static int fill_domains(struct tsync__run *r)
             dom->bound_s = worst / (double)t->timer_resolution;
         }
         if (f->n > 1 && f->x[f->n - 1] > f->x[0])
-            dom->drift = (double)(f->y[f->n - 1] - f->y[0]) / (double)(f->x[f->n - 1] - f->x[0]) - 1;
+            dom->drift =
+                (double)(f->y[f->n - 1] - f->y[0]) / (double)(f->x[f->n - 1] - f->x[0]) - 1;
         {
             tsync_time mid = r->ev_first[d] <= r->ev_last[d]
                                  ? r->ev_first[d] + (r->ev_last[d] - r->ev_first[d]) / 2

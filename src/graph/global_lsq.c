@@ -20,12 +20,12 @@
  * edge also gives equations at the ends of lo's events, where its range is wide
  * when its samples leave the drift open: that keeps the corrections' slopes within
  * what every pair allows. The estimate gives these points as each edge's anchors
- * (x_k, f_e(x_k), h_e(x_k)), see estimate/pairs.c. On a tree every residual can be made zero, which changes
- * nothing but rounding; on a loop the least-squares solution spreads the loop's
- * mismatch over its edges by their errors. The normal equations are a weighted
- * graph Laplacian with two unknowns per domain, solved by conjugate gradients with
- * a Jacobi preconditioner (plus a tiny ridge, so that a domain reached only by
- * fallback edges keeps its path map).
+ * (x_k, f_e(x_k), h_e(x_k)), see estimate/pairs.c. On a tree every residual can
+ * be made zero, which changes nothing but rounding; on a loop the least-squares
+ * solution spreads the loop's mismatch over its edges by their errors. The normal
+ * equations are a weighted graph Laplacian with two unknowns per domain, solved by
+ * conjugate gradients with a Jacobi preconditioner (plus a tiny ridge, so that a
+ * domain reached only by fallback edges keeps its path map).
  *
  * Bounds: the path maps' bounds hold for them; a corrected map differs by |c_d|,
  * so its bound grows by that much. The correction improves the estimate, not the
