@@ -50,7 +50,9 @@
 extern "C" {
 #endif
 
-/** The pairwise estimator. */
+/** The pairwise estimator: an id in the library's table of estimators
+ *  (src/estimate/registry.c), which lists these three first; tsync_estimator_parse
+ *  finds any by name, tsync_estimator_count says how many there are. */
 enum tsync_estimator {
     TSYNC_ESTIMATOR_HULL = 0,        /* convex hull (Duda; Jabbarifar and Dagenais), default */
     TSYNC_ESTIMATOR_REGRESSION = 1,  /* least squares over exchanges (seed 003, Eqs. 2-8) */
@@ -194,11 +196,15 @@ TSYNC_API void tsync_estimate_free(tsync_estimate *e);
 /** The maps, one per location (its domain's map). Borrowed. */
 TSYNC_API const tsync_map_set *tsync_estimate_maps(const tsync_estimate *e);
 
-/** "hull", "regression" or "none". */
+/** "hull", "regression" or "none": the name of the estimator that made e. */
 TSYNC_API const char *tsync_estimate_estimator_name(const tsync_estimate *e);
-/** An estimator by its name ("hull", "regression", "none"): 0, or TSYNC_EINVAL with
- *  *out unchanged. */
+/** An estimator by its name ("hull", "regression", "none", ...): 0, or TSYNC_EINVAL
+ *  with *out unchanged. */
 TSYNC_API int tsync_estimator_parse(const char *name, enum tsync_estimator *out);
+/** How many estimators there are: their ids are 0 .. count - 1. */
+TSYNC_API unsigned tsync_estimator_count(void);
+/** The name of estimator `which`, or NULL when no estimator has that id. */
+TSYNC_API const char *tsync_estimator_name(enum tsync_estimator which);
 /** "exact", "bounded", "fallback" or "absent". */
 TSYNC_API const char *tsync_bound_kind_name(enum tsync_bound_kind kind);
 

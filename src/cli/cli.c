@@ -169,6 +169,21 @@ void cli_parse_reference(const char *arg, tsync_estimate_opts *out)
     out->reference_rule = out->reference ? TSYNC_REFERENCE_GLOBAL : TSYNC_REFERENCE_AUTO;
 }
 
+int cli_parse_estimator(const char *cmd, const char *arg, tsync_estimate_opts *out)
+{
+    unsigned n = tsync_estimator_count();
+    char list[256];
+    size_t len = 0;
+    if (tsync_estimator_parse(arg, &out->estimator) == 0)
+        return 0;
+    list[0] = '\0';
+    for (unsigned i = 0; i < n && len < sizeof(list); i++)
+        len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+                                !i ? "" : i + 1 < n ? ", " : " or ",
+                                tsync_estimator_name((enum tsync_estimator)i));
+    return cli_usage_error(cmd, "--estimator: \"%s\" is not %s", arg, list);
+}
+
 /* "<path>.tmp", malloc'ed. */
 static char *tmp_name(const char *path)
 {

@@ -44,6 +44,9 @@ int cli_parse_domains(const char *arg, tsync_open_opts *out);
 /* --reference: "auto" (the smallest sum of shortest-path errors, seed 003) or a
  * domain's name; without it, the trace's own time base (seed 000). */
 void cli_parse_reference(const char *arg, tsync_estimate_opts *out);
+/* --estimator NAME, any estimator of the library's table. 0, or 2 after a usage
+ * error that lists the estimators. */
+int cli_parse_estimator(const char *cmd, const char *arg, tsync_estimate_opts *out);
 
 /* The default branch of a getopt loop whose option string starts with ':': says
  * which option is unknown or lacks its value. Returns 2. */

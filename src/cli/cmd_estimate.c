@@ -75,9 +75,8 @@ int cmd_estimate(int argc, char **argv)
         case 'g': eo.global_lsq = 1; break;
         case 'l': latency = optarg; break;
         case 'e':
-            if (tsync_estimator_parse(optarg, &eo.estimator))
-                return cli_usage_error("estimate", "--estimator: \"%s\" is not hull, regression "
-                                       "or none", optarg);
+            if (cli_parse_estimator("estimate", optarg, &eo))
+                return 2;
             break;
         case 'd':
             if (cli_parse_domains(optarg, &oo))

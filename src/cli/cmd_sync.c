@@ -42,9 +42,8 @@ int cmd_sync(int argc, char **argv)
         case 'l': latency = optarg; break;
         case 'q': quiet = 1; break;
         case 'e':
-            if (tsync_estimator_parse(optarg, &o.estimate.estimator))
-                return cli_usage_error("sync", "--estimator: \"%s\" is not hull, regression or none",
-                                       optarg);
+            if (cli_parse_estimator("sync", optarg, &o.estimate))
+                return 2;
             break;
         case 'd':
             if (cli_parse_domains(optarg, &o.open))

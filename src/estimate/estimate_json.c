@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "estimate/estimate_int.h"
+#include "estimate/estimator.h"
 #include "timemap/map_set.h"
 #include "trace/trace.h"
 #include "util/ctx.h"
@@ -162,16 +163,7 @@ static json_t *estimate_json(const tsync_estimate *e, const tsync_trace *t)
 {
     const tsync_estimate_grouping *g = &e->grouping;
     json_t *o, *doms = json_array(), *edges = json_array();
-    const char *how = e->opts.estimator == TSYNC_ESTIMATOR_HULL
-                          ? "mean of the minimum and maximum separating lines"
-                      : e->opts.estimator == TSYNC_ESTIMATOR_REGRESSION
-                          ? "least squares over exchanges (seed 003, Eqs. 2-8)"
-                          : "none: every domain keeps its time";
-    const char *bound = e->opts.estimator == TSYNC_ESTIMATOR_HULL
-                            ? "guaranteed (drift changing by at most max_wander per second, minimum latencies, max_drift)"
-                        : e->opts.estimator == TSYNC_ESTIMATOR_REGRESSION
-                            ? "statistical (E_r plus 3 standard errors of the fitted line)"
-                            : "none";
+    const struct tsync__estimator *est = tsync__estimator_get(e->opts.estimator);
     for (uint32_t d = 0; doms && d < e->n_domains; d++)
         if (json_array_append_new(doms, domain_json(e, t, d)))
             doms = NULL;
@@ -179,7 +171,7 @@ static json_t *estimate_json(const tsync_estimate *e, const tsync_trace *t)
         if (json_array_append_new(edges, edge_json(e, &e->edges[i])))
             edges = NULL;
     o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:b, s:f, s:b, s:b, s:b}", "estimator",
-                  tsync_estimate_estimator_name(e), "estimate", how, "bound", bound,
+                  tsync_estimate_estimator_name(e), "estimate", est->estimate, "bound", est->bound,
                   "latency_intra_s", e->opts.latency_intra_s, "latency_inter_s", e->opts.latency_inter_s,
                   "max_drift", e->opts.max_drift, "segment", e->opts.segment, "min_segment_s",
                   e->opts.min_segment_s, "global_lsq", e->opts.global_lsq, "clock_offsets",

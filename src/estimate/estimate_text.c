@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "estimate/estimate_int.h"
+#include "estimate/estimator.h"
 #include "trace/trace.h"
 #include "util/units.h"
 #include "util/str.h"
@@ -73,17 +74,17 @@ void tsync__estimate_print_references(const tsync_estimate *e, FILE *out)
 void tsync_estimate_print(const tsync_estimate *e, const tsync_trace *t, FILE *out)
 {
     const tsync_estimate_grouping *g;
+    const struct tsync__estimator *est;
     char a[32], b[32];
     int w = 6, wf = 4;
     if (!e || !t || !out)
         return;
     g = &e->grouping;
+    est = tsync__estimator_get(e->opts.estimator);
     fprintf(out, "estimate: %s\n", t->path);
     fprintf(out, "  estimator   %s", tsync_estimate_estimator_name(e));
-    if (e->opts.estimator == TSYNC_ESTIMATOR_HULL)
-        fprintf(out, ": mean of the extreme separating lines; bounds guaranteed");
-    else if (e->opts.estimator == TSYNC_ESTIMATOR_REGRESSION)
-        fprintf(out, ": least squares over exchanges (seed 003); bounds statistical");
+    if (est->summary)
+        fprintf(out, ": %s", est->summary);
     fprintf(out, " (minimum latency %s within a node, %s between nodes; drift <= %g ppm where "
             "open, changing by <= %g ppm/s)\n", tsync__fmt_seconds(a, sizeof(a), e->opts.latency_intra_s),
             tsync__fmt_seconds(b, sizeof(b), e->opts.latency_inter_s), e->opts.max_drift * 1e6,

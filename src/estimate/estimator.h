@@ -16,7 +16,9 @@
  * Swapping x and y (and ABOVE with BELOW) gives the same pair seen from the other
  * domain, which is how a pair is estimated in the direction a path needs.
  *
- * An estimator is a table of functions, as LTTV's sync modules are. The segment
+ * An estimator is a table of functions, as LTTV's sync modules are, with what the
+ * reports say of it and what samples it needs; one line of the registry
+ * (registry.c) makes it known to every command. The segment
  * driver (segment.c) feeds it one piece's samples in order of x; add_sample may
  * answer TSYNC__SPLIT: this sample contradicts every line through the samples so
  * far (the hulls cross), and the estimator is unchanged. finish turns what it
@@ -29,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "timemap/pwl.h"
 #include "tracesync/estimate.h"
 
 /* add_sample's answer when the sample does not fit a line with the others. */
@@ -91,8 +94,18 @@ struct tsync__est_stats {
     uint64_t hull_points;   /* vertices on the hulls (hull) */
 };
 
+/* Samples an estimator needs beyond the one-way constraints (tsync__estimator.needs). */
+#define TSYNC__NEEDS_EXCHANGES 1u   /* exchange samples: a message and its answer */
+
 struct tsync__estimator {
-    const char *name;
+    const char *name;          /* --estimator NAME */
+    const char *summary;       /* the text report's words after the name (NULL: none) */
+    const char *estimate;      /* the JSON report's "estimate": how it estimates */
+    const char *bound;         /* the JSON report's "bound": what its bounds promise */
+    unsigned needs;            /* TSYNC__NEEDS_... */
+    int guaranteed;            /* its ranges are guaranteed, not statistical: the windowed
+                                * minima and the envelope may tighten them */
+    /* The functions below are NULL for "none", which estimates nothing. */
     /* A fresh estimator for one piece; 0 or TSYNC_ENOMEM. */
     int (*init)(void **state, const struct tsync__est_params *p);
     /* 0 taken, TSYNC__SPLIT (state unchanged) or TSYNC_ENOMEM. Samples come in
@@ -111,8 +124,18 @@ struct tsync__estimator {
 extern const struct tsync__estimator tsync__hull_estimator;
 extern const struct tsync__estimator tsync__regress_estimator;
 
-/* The table for an estimator choice; NULL for TSYNC_ESTIMATOR_NONE. */
+/* ---- the registry (registry.c) ------------------------------------------------------ */
+
+/* The estimator of id `which` (the built-ins' ids are enum tsync_estimator's
+ * values), or NULL when no estimator has that id. */
+const struct tsync__estimator *tsync__estimator_get(enum tsync_estimator which);
+/* The estimator of id `which` if it estimates (has functions); NULL for "none" and
+ * for unknown ids. */
 const struct tsync__estimator *tsync__estimator_for(enum tsync_estimator which);
+/* Adds an estimator after the built-ins (not thread-safe: before any run); *id
+ * gets its id. est is borrowed and must outlive every run. 0, or TSYNC_EINVAL when
+ * its name is taken, it has no functions, or the registry is full. */
+int tsync__estimator_register(const struct tsync__estimator *est, enum tsync_estimator *id);
 
 /* Appends a piece (taken: on failure its data is freed). 0 or TSYNC_ENOMEM. */
 int tsync__pieces_push(struct tsync__pieces *l, struct tsync__piece *p);
@@ -179,7 +202,6 @@ struct tsync__windows {
     int64_t max_width;        /* longest window, ticks of x */
 };
 
-/* Result of estimating one pair in one direction. */
 /* The one-way constraints kept as a point-by-point bound (envelope.c): a subset
  * of the ABOVE points (up) and of the BELOW points (lo), each in order of x. */
 struct tsync__knots {
@@ -190,6 +212,7 @@ struct tsync__envelope {
     struct tsync__knots up, lo;
 };
 
+/* Result of estimating one pair in one direction. */
 struct tsync__pair_fit {
     struct tsync__pieces pieces;
     struct tsync__est_stats stats;
@@ -222,15 +245,6 @@ int tsync__envelope_build(struct tsync__envelope *env, const struct tsync__pair_
                           const struct tsync__pieces *ps);
 void tsync__envelope_free(struct tsync__envelope *env);
 
-/* A piecewise-linear function of ticks with a bound per point: what a pair or a
- * domain map becomes. x strictly increasing, y non-decreasing; bound in ticks of
- * y, INFINITY when unbounded. */
-struct tsync__pwl {
-    size_t n;
-    tsync_time *x, *y;
-    double *bound;
-};
-
 /* Joins a fit's pieces into one continuous, monotone function over [from, to]:
  * each piece's estimate over its samples, straight lines across the gaps between
  * pieces, the first and last piece extended to the ends. The bound at each point
@@ -239,12 +253,6 @@ struct tsync__pwl {
  * 0 or TSYNC_ENOMEM. */
 int tsync__pwl_from_fit(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
                         tsync_time to);
-
-/* Lowers f's bounds segment by segment to seg(ctx, f, k) where that is smaller
- * than the segment's own (INFINITY: no other bound), each lowered segment's bound
- * constant over it, so that linear interpolation still covers every segment. */
-typedef long double (*tsync__segment_bound_fn)(void *ctx, const struct tsync__pwl *f, size_t k);
-void tsync__pwl_lower(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx);
 
 /* Lowers the bounds of f, a pair function from tsync__pwl_from_fit, where a piece
  * leaves its slope open: the nearest piece with a fixed slope, extrapolated with the
@@ -258,12 +266,5 @@ void tsync__pwl_open_bounds(const struct tsync__pair_fit *fit, struct tsync__pwl
  * of their pieces: the envelope is for the bounds of the maps. f gets a point
  * where the envelope begins and ends. 0 or TSYNC_ENOMEM (f unchanged). */
 int tsync__envelope_bound(const struct tsync__pair_fit *fit, struct tsync__pwl *f);
-void tsync__pwl_free(struct tsync__pwl *f);
-/* Room for cap points, none yet. 0 or TSYNC_ENOMEM. */
-int tsync__pwl_alloc(struct tsync__pwl *f, size_t cap);
-/* Appends (x, y) when x lies right of the last point (else drops it: returns 0),
- * y raised to the last value if lower, so f stays a monotone function. Returns 1
- * when appended; the caller sets its bound, f->bound[f->n - 1]. */
-int tsync__pwl_push(struct tsync__pwl *f, tsync_time x, tsync_time y);
 
 #endif

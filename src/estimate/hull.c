@@ -403,5 +403,8 @@ static void hull_fini(void *state)
 }
 
 const struct tsync__estimator tsync__hull_estimator = {
-    "hull", hull_init, hull_add, hull_settled, hull_finish, hull_stats, hull_fini
+    "hull", "mean of the extreme separating lines; bounds guaranteed",
+    "mean of the minimum and maximum separating lines",
+    "guaranteed (drift changing by at most max_wander per second, minimum latencies, max_drift)",
+    0, 1, hull_init, hull_add, hull_settled, hull_finish, hull_stats, hull_fini
 };

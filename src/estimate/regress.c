@@ -341,6 +341,9 @@ static int regress_settled(const void *state)
 }
 
 const struct tsync__estimator tsync__regress_estimator = {
-    "regression", regress_init, regress_add, regress_settled, regress_finish, regress_stats,
+    "regression", "least squares over exchanges (seed 003); bounds statistical",
+    "least squares over exchanges (seed 003, Eqs. 2-8)",
+    "statistical (E_r plus 3 standard errors of the fitted line)", TSYNC__NEEDS_EXCHANGES, 0,
+    regress_init, regress_add, regress_settled, regress_finish, regress_stats,
     regress_fini
 };

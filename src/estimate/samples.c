@@ -62,6 +62,16 @@ void tsync__pair_samples_free(struct tsync__pair_samples *s)
     memset(s, 0, sizeof(*s));
 }
 
+void tsync__pair_free(void *pair)
+{
+    struct tsync__pair *p = pair;
+    if (!p)
+        return;
+    tsync__pair_samples_free(&p->s);
+    tsync__pair_fit_free(&p->fit);
+    free(p);
+}
+
 /* ---- sorting ------------------------------------------------------------------------ */
 
 static int pt_cmp(const void *pa, const void *pb)
@@ -186,17 +196,22 @@ struct collector {
     int64_t trip_err;            /* what the trace's round trips say, ticks (0: none) */
 };
 
-/* The edge of domains a != b, remembering the last one asked for. */
-static int edge_of(struct collector *c, uint32_t a, uint32_t b, struct tsync__edge **e)
+/* The pair of domains a != b, its edge made if new, remembering the last one asked
+ * for. */
+static int edge_of(struct collector *c, uint32_t a, uint32_t b, struct tsync__pair **e)
 {
     if (a != c->last_a || b != c->last_b) {
+        struct tsync__edge *edge;
         int rc = tsync__graph_edge(c->g, a, b, &c->last_edge);
         if (rc)
             return rc;
+        edge = &c->g->e[c->last_edge];
+        if (!edge->pair && !(edge->pair = calloc(1, sizeof(struct tsync__pair))))
+            return TSYNC_ENOMEM;
         c->last_a = a;
         c->last_b = b;
     }
-    *e = &c->g->e[c->last_edge];
+    *e = tsync__pair_of(&c->g->e[c->last_edge]);
     return 0;
 }
 
@@ -220,7 +235,7 @@ enum from { FROM_MESSAGE, FROM_COLLECTIVE, FROM_SESSION };
 static int add_constraint(struct collector *c, uint32_t ds, uint32_t dr, tsync_time ts,
                           tsync_time tr, int64_t mu, enum from from)
 {
-    struct tsync__edge *e;
+    struct tsync__pair *e;
     int rc;
     if ((rc = edge_of(c, ds, dr, &e)))
         return rc;
@@ -269,7 +284,7 @@ static int add_offset(struct collector *c, const struct tsync_clock_offset *r, u
     int64_t err = r->stddev <= 0                          ? c->unknown_err
                   : 3 * r->stddev > (double)c->trip_err ? (int64_t)ceil(3 * r->stddev)
                                                         : c->trip_err;
-    struct tsync__edge *e;
+    struct tsync__pair *e;
     int rc;
     if (d == master)
         return 0;
@@ -522,7 +537,7 @@ static int add_exchange(struct collector *c, tsync_loc pinger, const struct hop 
     tsync_time t1 = p->send, t2 = p->recv, t3 = q->send, t4 = q->recv;
     uint32_t di = L[pinger].domain, dj = L[pinger == p->a ? p->b : p->a].domain;
     struct tsync__sample s;
-    struct tsync__edge *e;
+    struct tsync__pair *e;
     int rc;
     if (t4 < t1 || t3 < t2)
         return 0;
@@ -670,7 +685,7 @@ int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
     if (o->exchanges && (rc = collect_exchanges(&c)))
         return rc;
     for (size_t i = 0; i < g->n_edges; i++)
-        if ((rc = sort_pair(&g->e[i].s)))
+        if ((rc = sort_pair(&tsync__pair_of(&g->e[i])->s)))
             return rc;
     return 0;
 }

@@ -3,8 +3,26 @@
 #ifndef TSYNC_ESTIMATE_SAMPLES_H
 #define TSYNC_ESTIMATE_SAMPLES_H
 
+#include "estimate/estimator.h"
 #include "graph/graph.h"
 #include "trace/trace.h"
+
+/* What the estimate keeps of a pair of domains: the data of its edge in the graph
+ * (lo's clock as x). */
+struct tsync__pair {
+    struct tsync__pair_samples s;
+    struct tsync__pair_fit fit;
+    tsync_estimate_sources from;   /* what the samples came from */
+};
+
+/* The pair of edge e. */
+static inline struct tsync__pair *tsync__pair_of(const struct tsync__edge *e)
+{
+    return e->pair;
+}
+
+/* Frees a pair with its samples and fit; NULL is fine. The graph's free_pair. */
+void tsync__pair_free(void *pair);
 
 struct tsync__sample_opts {
     int64_t mu_intra, mu_inter;  /* minimum latencies, ticks */
@@ -20,8 +38,8 @@ struct tsync__intra {
     uint32_t worst_domain;
 };
 
-/* Adds every sample of the trace to the edges of g (created as needed), each
- * kind sorted by x. 0 or TSYNC_ENOMEM. */
+/* Adds every sample of the trace to the pairs of g's edges (created as needed; g
+ * made with tsync__pair_free), each kind sorted by x. 0 or TSYNC_ENOMEM. */
 int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
                            const struct tsync__sample_opts *o, struct tsync__intra *intra);
 

@@ -60,15 +60,6 @@
 #include "graph/graph.h"
 #include "util/vec.h"
 
-const struct tsync__estimator *tsync__estimator_for(enum tsync_estimator which)
-{
-    switch (which) {
-    case TSYNC_ESTIMATOR_HULL: return &tsync__hull_estimator;
-    case TSYNC_ESTIMATOR_REGRESSION: return &tsync__regress_estimator;
-    default: return NULL;
-    }
-}
-
 int tsync__pieces_push(struct tsync__pieces *l, struct tsync__piece *p)
 {
     if (TSYNC_PUSH(l->v, l->n, l->cap, *p)) {
@@ -190,13 +181,14 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
     }
     if ((rc = close_piece(fit, est, &state)))
         goto fail;
-    /* The hull's pieces follow the windowed minima where the clocks bend. */
-    if (est == &tsync__hull_estimator && params->window > 0 &&
+    /* A guaranteed estimator's pieces (the hull's) follow the windowed minima where the
+     * clocks bend. */
+    if (est->guaranteed && params->window > 0 &&
         (rc = tsync__windows_build(&fit->windows, s, &fit->pieces, params->window)))
         goto fail;
     /* The constraints bound every point directly where they bracket it; not where
      * some contradicted a piece (a latency or a clock the assumptions miss). */
-    fit->guaranteed = est == &tsync__hull_estimator;
+    fit->guaranteed = est->guaranteed;
     if (!fit->rejected && (rc = tsync__envelope_build(&fit->envelope, s, &fit->pieces)))
         goto fail;
     return 0;
@@ -215,37 +207,6 @@ void tsync__pair_fit_free(struct tsync__pair_fit *fit)
 }
 
 /* ---- joining pieces ------------------------------------------------------------------- */
-
-void tsync__pwl_free(struct tsync__pwl *f)
-{
-    free(f->x);
-    free(f->y);
-    free(f->bound);
-    memset(f, 0, sizeof(*f));
-}
-
-int tsync__pwl_alloc(struct tsync__pwl *f, size_t cap)
-{
-    memset(f, 0, sizeof(*f));
-    f->x = malloc(cap * sizeof(*f->x));
-    f->y = malloc(cap * sizeof(*f->y));
-    f->bound = malloc(cap * sizeof(*f->bound));
-    if (!f->x || !f->y || !f->bound) {
-        tsync__pwl_free(f);
-        return TSYNC_ENOMEM;
-    }
-    return 0;
-}
-
-int tsync__pwl_push(struct tsync__pwl *f, tsync_time x, tsync_time y)
-{
-    if (f->n && x <= f->x[f->n - 1])
-        return 0;
-    f->x[f->n] = x;
-    f->y[f->n] = f->n && y < f->y[f->n - 1] ? f->y[f->n - 1] : y;
-    f->n++;
-    return 1;
-}
 
 /* How far a clock whose drift changes by at most w per tick can be from piece p's
  * range at x (see the top). */
@@ -293,23 +254,6 @@ static double fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long
 }
 
 /* ---- bounds of the maps --------------------------------------------------------------- */
-
-void tsync__pwl_lower(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx)
-{
-    double left = 0;   /* what the segment before needs at point k */
-    for (size_t k = 0; k + 1 < f->n; k++) {
-        double n0 = f->bound[k], n1 = f->bound[k + 1];
-        long double b = seg(ctx, f, k);
-        /* A bound constant over the segment; the old bounds, linear between the
-         * points, still cover a segment left alone. */
-        if (b < fmax(n0, n1))
-            n0 = n1 = (double)ceill(b);
-        f->bound[k] = fmax(left, n0);
-        left = n1;
-    }
-    if (f->n)
-        f->bound[f->n - 1] = left;
-}
 
 /* Over f's segment k inside a piece whose slope the data leave open: the range of
  * the nearest piece whose data fix theirs, extrapolated with the wander margin,

@@ -6,24 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "estimate/samples.h"
 #include "graph/graph.h"
 #include "util/vec.h"
 
-int tsync__graph_init(struct tsync__graph *g, uint32_t n_domains)
+int tsync__graph_init(struct tsync__graph *g, uint32_t n_domains, void (*free_pair)(void *pair))
 {
     memset(g, 0, sizeof(*g));
     g->n_domains = n_domains;
+    g->free_pair = free_pair;
     g->comp = calloc(n_domains ? n_domains : 1, sizeof(*g->comp));
     return g->comp ? 0 : TSYNC_ENOMEM;
 }
 
 void tsync__graph_free(struct tsync__graph *g)
 {
-    for (size_t i = 0; i < g->n_edges; i++) {
-        tsync__pair_samples_free(&g->e[i].s);
-        tsync__pair_fit_free(&g->e[i].fit);
-    }
+    for (size_t i = 0; g->free_pair && i < g->n_edges; i++)
+        g->free_pair(g->e[i].pair);
     free(g->e);
     free(g->slot);
     free(g->adj_start);

@@ -4,7 +4,7 @@
  * minutes after the one and before the other; applications idle between phases.
  * The pair that relates two clocks best during the main phase (hundreds of messages)
  * is rarely the one that does at MPI_Init (a measured offset, and no message), so
- * each busy period gets its own shortest paths (estimate.c). A busy period is a
+ * each busy period gets its own shortest paths (estimate/periods.c). A busy period is a
  * maximal interval of reference time in which no location is idle for longer than
  * the maximum gap of a piece; it is found on the maps of a first estimate, which
  * are good to far better than such a gap.
@@ -16,28 +16,6 @@
 #include "graph/graph.h"
 #include "trace/trace.h"
 #include "util/vec.h"
-
-tsync_time tsync__pwl_inverse(const struct tsync__pwl *f, tsync_time y)
-{
-    size_t lo = 0, hi;
-    long double s;
-    if (f->n == 0)
-        return y;
-    if (f->n == 1)
-        return f->x[0] + (y - f->y[0]);
-    hi = f->n - 1;
-    while (lo + 1 < hi) {               /* the last segment whose start is <= y */
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->y[mid] <= y)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    if (f->y[lo + 1] == f->y[lo])
-        return f->x[lo];
-    s = (long double)(f->x[lo + 1] - f->x[lo]) / (long double)(f->y[lo + 1] - f->y[lo]);
-    return f->x[lo] + (tsync_time)llroundl(s * (long double)(y - f->y[lo]));
-}
 
 /* A busy interval of one location, in reference time. */
 struct span {

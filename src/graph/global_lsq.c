@@ -19,12 +19,13 @@
  * with u_ek = m_lo(x_k) and h_e(x) half the width of the pair's range at x. Each
  * edge also gives equations at the ends of lo's events, where its range is wide
  * when its samples leave the drift open: that keeps the corrections' slopes within
- * what every pair allows. On a tree every residual can be made zero, which changes
- * nothing but rounding; on a loop the least-squares solution spreads the loop's
- * mismatch over its edges by their errors. The normal equations are a weighted
- * graph Laplacian with two unknowns per domain, solved by conjugate gradients with
- * a Jacobi preconditioner (plus a tiny ridge, so that a domain reached only by
- * fallback edges keeps its path map).
+ * what every pair allows. The estimate gives these points as each edge's anchors
+ * (x_k, f_e(x_k), h_e(x_k)), see estimate/pairs.c. On a tree every residual can
+ * be made zero, which changes nothing but rounding; on a loop the least-squares
+ * solution spreads the loop's mismatch over its edges by their errors. The normal
+ * equations are a weighted graph Laplacian with two unknowns per domain, solved by
+ * conjugate gradients with a Jacobi preconditioner (plus a tiny ridge, so that a
+ * domain reached only by fallback edges keeps its path map).
  *
  * Bounds: the path maps' bounds hold for them; a corrected map differs by |c_d|,
  * so its bound grows by that much. The correction improves the estimate, not the
@@ -163,92 +164,39 @@ static uint32_t var(uint32_t d, int which, const struct tsync__graph *g, const u
     return comp_ref[g->comp[d]] == d ? TSYNC__NONE : 2 * d + (uint32_t)which;
 }
 
-/* The piece of a fit that holds at x: the one covering it, else the nearest. */
-static const struct tsync__piece *piece_at(const struct tsync__pair_fit *fit, tsync_time x)
-{
-    size_t k = 0;
-    while (k + 1 < fit->pieces.n && fit->pieces.v[k].x_last < x &&
-           fit->pieces.v[k + 1].x_first <= x)
-        k++;
-    if (k + 1 < fit->pieces.n && fit->pieces.v[k].x_last < x &&
-        x - fit->pieces.v[k].x_last > fit->pieces.v[k + 1].x_first - x)
-        k++;
-    return &fit->pieces.v[k];
-}
-
-/* One equation of edge e at x (lo's clock), weighted by the width of the pair's
- * range there: far from the samples the drift's uncertainty widens it. */
-static int edge_row(struct system *s, const struct tsync__edge *e, tsync_time x,
-                    const struct tsync__pwl *maps, const struct tsync__graph *g,
-                    const uint32_t *comp_ref, const double *mid, const double *half)
-{
-    const struct tsync__piece *p = piece_at(&e->fit, x);
-    uint32_t c = g->comp[e->lo];
-    long double lo, hi, y, u;
-    double sc, w;
-    p->range(p, x, &lo, &hi);
-    if (!isfinite(lo) || !isfinite(hi))
-        return 0;
-    w = (double)((hi - lo) / 2);
-    w = w > 1 ? 1 / (w * w) : 1;
-    y = (long double)p->y0 + tsync__piece_eval(p, x);
-    u = tsync__pwl_eval(&maps[e->lo], (long double)x);
-    sc = (double)((u - (long double)mid[c]) / (long double)half[c]);
-    {
-        struct row r = { { var(e->lo, 0, g, comp_ref), var(e->lo, 1, g, comp_ref),
-                           var(e->hi, 0, g, comp_ref), var(e->hi, 1, g, comp_ref) },
-                         { 1, sc, -1, -sc },
-                         (double)(u - tsync__pwl_eval(&maps[e->hi], y)), w };
-        return TSYNC_PUSH(s->rows, s->n_rows, s->cap, r) ? TSYNC_ENOMEM : 0;
-    }
-}
-
-/* Lo's time where the pair's estimate reaches hi's time y (first or last piece). */
-static tsync_time lo_time(const struct tsync__edge *e, tsync_time y, int last)
-{
-    const struct tsync__piece *p = &e->fit.pieces.v[last ? e->fit.pieces.n - 1 : 0];
-    return p->x0 + (tsync_time)llroundl(((long double)(y - p->y0) - p->b) / p->a);
-}
-
-/* The equations of edge e: at the ends of each piece, and at the ends of both
- * domains' events (in lo's clock), where the maps are used. */
-static int edge_rows(struct system *s, const struct tsync__edge *e, const struct tsync__pwl *maps,
+/* The equations of edge e, one per anchor, weighted by the width of the pair's
+ * range there: far from the samples the drift's uncertainty widens it. The rows
+ * of one edge come from one estimate, not from independent samples: together they
+ * weigh as two (an offset and a drift), whatever their number. */
+static int edge_rows(struct system *s, const struct tsync__edge *e,
+                     const struct tsync__anchors *an, const struct tsync__pwl *maps,
                      const struct tsync__graph *g, const uint32_t *comp_ref, const double *mid,
-                     const double *half, const tsync_time *ev_first, const tsync_time *ev_last)
+                     const double *half)
 {
-    tsync_time first = e->fit.pieces.v[0].x_first;
-    tsync_time last = e->fit.pieces.v[e->fit.pieces.n - 1].x_last, ends[4], margin;
+    uint32_t c = g->comp[e->lo];
     size_t row0 = s->n_rows;
-    int rc = 0, n = 0;
-    for (size_t k = 0; k < e->fit.pieces.n && rc == 0; k++) {
-        const struct tsync__piece *p = &e->fit.pieces.v[k];
-        rc = edge_row(s, e, p->x_first, maps, g, comp_ref, mid, half);
-        if (rc == 0 && p->x_last > p->x_first)
-            rc = edge_row(s, e, p->x_last, maps, g, comp_ref, mid, half);
+    for (size_t k = 0; k < an->n; k++) {
+        const struct tsync__anchor *a = &an->v[k];
+        double w = (double)a->half, sc;
+        long double u = tsync__pwl_eval(&maps[e->lo], (long double)a->x);
+        w = w > 1 ? 1 / (w * w) : 1;
+        sc = (double)((u - (long double)mid[c]) / (long double)half[c]);
+        {
+            struct row r = { { var(e->lo, 0, g, comp_ref), var(e->lo, 1, g, comp_ref),
+                               var(e->hi, 0, g, comp_ref), var(e->hi, 1, g, comp_ref) },
+                             { 1, sc, -1, -sc },
+                             (double)(u - tsync__pwl_eval(&maps[e->hi], a->y)), w };
+            if (TSYNC_PUSH(s->rows, s->n_rows, s->cap, r))
+                return TSYNC_ENOMEM;
+        }
     }
-    if (ev_first[e->lo] <= ev_last[e->lo]) {
-        ends[n++] = ev_first[e->lo];
-        ends[n++] = ev_last[e->lo];
-    }
-    if (ev_first[e->hi] <= ev_last[e->hi]) {
-        ends[n++] = lo_time(e, ev_first[e->hi], 0);
-        ends[n++] = lo_time(e, ev_last[e->hi], 1);
-    }
-    /* Only where they extrapolate: near the samples the ends add nothing. */
-    margin = (last - first) / 4 + 1;
-    for (int k = 0; k < n && rc == 0; k++)
-        if (ends[k] < first - margin || ends[k] > last + margin)
-            rc = edge_row(s, e, ends[k], maps, g, comp_ref, mid, half);
-    /* The rows of one edge come from one estimate, not from independent samples:
-     * together they weigh as two (an offset and a drift), whatever their number. */
     for (size_t k = row0; k < s->n_rows; k++)
         s->rows[k].w *= 2.0 / (double)(s->n_rows - row0);
-    return rc;
+    return 0;
 }
 
 int tsync__global_lsq(struct tsync__pwl *maps, const struct tsync__graph *g,
-                      const uint32_t *comp_ref, const tsync_time *ev_first,
-                      const tsync_time *ev_last)
+                      const uint32_t *comp_ref, const struct tsync__anchors *anchors)
 {
     struct system s;
     size_t nc = g->n_comp ? g->n_comp : 1;
@@ -265,9 +213,9 @@ int tsync__global_lsq(struct tsync__pwl *maps, const struct tsync__graph *g,
     for (size_t i = 0; i < g->n_edges; i++) {
         const struct tsync__edge *e = &g->e[i];
         if (e->kind != TSYNC_BOUND_BOUNDED || !maps[e->lo].n || !maps[e->hi].n ||
-            !e->fit.pieces.n)
+            !anchors[i].n)
             continue;
-        if ((rc = edge_rows(&s, e, maps, g, comp_ref, mid, half, ev_first, ev_last)))
+        if ((rc = edge_rows(&s, e, &anchors[i], maps, g, comp_ref, mid, half)))
             goto out;
     }
     if ((rc = solve(&s, z)))

@@ -5,12 +5,20 @@
  *   reference.c   Dijkstra; the reference of each component: the trace's time base
  *                 (seed 000) or the smallest sum of path errors (seed 003, section 10)
  *   compose.c     piecewise-linear maps composed along shortest paths, bounds added
+ *   epochs.c      busy periods on the reference's time axis
  *   global_lsq.c  weighted least squares over every edge (loops)
+ *
+ * The graph knows the pairs only through their weights, their functions (a
+ * callback, struct tsync__tree) and their anchors (struct tsync__anchors): it
+ * includes nothing of the estimators (src/estimate uses it, not the reverse).
  */
 #ifndef TSYNC_GRAPH_GRAPH_H
 #define TSYNC_GRAPH_GRAPH_H
 
-#include "estimate/estimator.h"
+#include <stdint.h>
+
+#include "timemap/pwl.h"
+#include "tracesync/estimate.h"
 
 #define TSYNC__NONE UINT32_MAX
 
@@ -18,15 +26,14 @@
  * where nothing better connects (seconds). */
 #define TSYNC__FALLBACK_WEIGHT 1e6
 
-/* An edge: the samples and the estimate of one pair of domains, lo < hi, estimated
- * with lo's clock as x. */
+/* An edge: a pair of domains, lo < hi, related by an estimate with lo's clock as
+ * x. What the estimate keeps of the pair (its samples and fit) is the caller's,
+ * behind `pair`; the graph knows only the weight and the kind. */
 struct tsync__edge {
     uint32_t lo, hi;
-    struct tsync__pair_samples s;
-    struct tsync__pair_fit fit;
+    void *pair;                    /* the caller's, freed by the graph's free_pair */
     double weight;                 /* seconds; INFINITY when FALLBACK */
     enum tsync_bound_kind kind;    /* BOUNDED, or FALLBACK if any piece is */
-    tsync_estimate_sources from;   /* what the samples came from */
     int in_tree;
 };
 
@@ -46,11 +53,13 @@ struct tsync__graph {
     struct tsync__adj *adj;
     uint32_t n_comp;
     uint32_t *comp;                /* component of each domain */
+    void (*free_pair)(void *pair); /* frees an edge's pair (NULL: nothing to free) */
 };
 
-/* An empty graph of n domains. 0 or TSYNC_ENOMEM. */
-int tsync__graph_init(struct tsync__graph *g, uint32_t n_domains);
-/* Frees the graph with every edge's samples and fit. */
+/* An empty graph of n domains whose edges' pairs free_pair frees (NULL: the edges
+ * own none). 0 or TSYNC_ENOMEM. */
+int tsync__graph_init(struct tsync__graph *g, uint32_t n_domains, void (*free_pair)(void *pair));
+/* Frees the graph with every edge's pair. */
 void tsync__graph_free(struct tsync__graph *g);
 /* The edge of the pair {a, b} (a != b), created empty if new; *idx is its index
  * (stable until tsync__graph_link). 0 or TSYNC_ENOMEM. */
@@ -85,26 +94,22 @@ struct tsync_trace;
  * TSYNC__NONE when the trace has neither (a CSV of messages). 0 or TSYNC_ENOMEM. */
 int tsync__time_base_location(const struct tsync_trace *t, uint32_t *loc, int *by_offsets);
 
-/* ---- piecewise-linear functions (compose.c) ---------------------------------------- */
+/* ---- composition along paths (compose.c) ------------------------------------------ */
 
-/* f(x) by linear interpolation, the end segments' slopes outside (slope 1 for a
- * single point). */
-long double tsync__pwl_eval(const struct tsync__pwl *f, long double x);
-/* The bound at x: linear between points, the end values outside. */
-double tsync__pwl_bound(const struct tsync__pwl *f, long double x);
-/* The identity over [from, to], bound 0. 0 or TSYNC_ENOMEM. */
-int tsync__pwl_identity(struct tsync__pwl *out, tsync_time from, tsync_time to);
-/* out = g o h, on the points of h and the points of h^-1 (points of g); bound
- * bound_g(h(x)) + slope_g * bound_h(x) + 1 tick of rounding. 0 or TSYNC_ENOMEM. */
-int tsync__pwl_compose(struct tsync__pwl *out, const struct tsync__pwl *g,
-                       const struct tsync__pwl *h);
+/* The function of child d's pair toward its parent (d's clock as x, the parent's as
+ * y) over [*from, *to] of d's clock; *from > *to: over the pair's own samples, which
+ * it then sets. out is left empty (and the range as it was) when d has no pair
+ * function. 0 or TSYNC_ENOMEM. */
+typedef int (*tsync__pair_fn)(void *ctx, uint32_t d, tsync_time *from, tsync_time *to,
+                              struct tsync__pwl *out);
 
 /* What the composition of a forest of shortest paths needs per domain. */
 struct tsync__tree {
     uint32_t n;                    /* domains */
     const uint32_t *order;         /* all domains, parents before children */
     const uint32_t *parent;        /* TSYNC__NONE for roots (references, isolated) */
-    const struct tsync__pair_fit *const *up;  /* per child: its clock as x, parent's as y */
+    tsync__pair_fn up;             /* each child's pair function */
+    void *up_ctx;
     const tsync_time *ev_first;    /* per domain: first and last event time, */
     const tsync_time *ev_last;     /* ev_first > ev_last when it has none */
 };
@@ -128,9 +133,6 @@ struct tsync__epochs {
     struct tsync__epoch *v;      /* in order of time */
 };
 
-/* x with f(x) = y for a non-decreasing f (the end segments' slopes outside; x
- * itself when f is empty). */
-tsync_time tsync__pwl_inverse(const struct tsync__pwl *f, tsync_time y);
 /* The busy periods of trace t on the reference axis of `maps` (one per domain; an
  * empty map is the identity): intervals in which no location is idle for longer
  * than max_gap ticks. 0 or TSYNC_ENOMEM. */
@@ -140,13 +142,26 @@ void tsync__epochs_free(struct tsync__epochs *ep);
 
 /* ---- global least squares (global_lsq.c) ------------------------------------------- */
 
+/* A point of an edge's estimate: at x (lo's clock) the estimate reads y (hi's
+ * clock), and the pair's range there is y give or take half (finite). */
+struct tsync__anchor {
+    tsync_time x;
+    long double y, half;
+};
+/* The anchors of one edge, those where the global correction weighs it. */
+struct tsync__anchors {
+    size_t n, cap;
+    struct tsync__anchor *v;
+};
+
 /* Corrects the maps of every non-reference domain by a line in reference time,
  * delta_d + eps_d (u - center), chosen by weighted least squares so that every
- * bounded edge's estimate agrees with the two maps at the ends of its pieces and of
- * its lower domain's events (weights: 1 / half the width of the pair's range
- * there, squared). Bounds grow by the size of the correction. 0 or TSYNC_ENOMEM. */
+ * bounded edge's estimate agrees with the two maps at its anchors (anchors[i] for
+ * edge i: the caller's choice, the ends of its pieces and of the domains' events;
+ * weights: 1 / half the width of the pair's range there, squared; the anchors of
+ * one edge weigh as two). Bounds grow by the size of the correction. 0 or
+ * TSYNC_ENOMEM. */
 int tsync__global_lsq(struct tsync__pwl *maps, const struct tsync__graph *g,
-                      const uint32_t *comp_ref, const tsync_time *ev_first,
-                      const tsync_time *ev_last);
+                      const uint32_t *comp_ref, const struct tsync__anchors *anchors);
 
 #endif

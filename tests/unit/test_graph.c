@@ -22,7 +22,7 @@
 static void make_graph(struct tsync__graph *g, uint32_t n, const uint32_t (*e)[2],
                        const double *w, size_t ne)
 {
-    assert_int_equal(tsync__graph_init(g, n), 0);
+    assert_int_equal(tsync__graph_init(g, n, NULL), 0);
     for (size_t i = 0; i < ne; i++) {
         size_t idx;
         assert_int_equal(tsync__graph_edge(g, e[i][0], e[i][1], &idx), 0);

@@ -51,16 +51,22 @@ struct collected {
 static void collect(struct collected *c, const tsync_trace *t)
 {
     struct tsync__sample_opts o = { MU_INTRA, MU_INTER, 0, 0 };
-    assert_int_equal(tsync__graph_init(&c->g, t->n_domains), 0);
+    assert_int_equal(tsync__graph_init(&c->g, t->n_domains, tsync__pair_free), 0);
     assert_int_equal(tsync__collect_samples(&c->g, t, &o, &c->intra), 0);
 }
 
-/* The edge of domains lo < hi. */
-static const struct tsync__edge *edge(const struct collected *c, uint32_t lo, uint32_t hi)
+/* The samples of edge i. */
+static const struct tsync__pair_samples *samples(const struct collected *c, size_t i)
+{
+    return &tsync__pair_of(&c->g.e[i])->s;
+}
+
+/* The pair of domains lo < hi. */
+static const struct tsync__pair *edge(const struct collected *c, uint32_t lo, uint32_t hi)
 {
     for (size_t i = 0; i < c->g.n_edges; i++)
         if (c->g.e[i].lo == lo && c->g.e[i].hi == hi)
-            return &c->g.e[i];
+            return tsync__pair_of(&c->g.e[i]);
     return NULL;
 }
 
@@ -100,7 +106,7 @@ static void test_n_to_n_reduced(void **state)
 {
     tsync_trace *t = one_instance(TWO_NODES_OF_TWO, 0, TSYNC_COLL_N_TO_N, TSYNC_NONE, B, E);
     struct collected c;
-    const struct tsync__edge *e;
+    const struct tsync__pair *e;
     (void)state;
     collect(&c, t);
     assert_int_equal(c.g.n_edges, 1);
@@ -122,12 +128,12 @@ static void test_n_to_n_per_location(void **state)
 {
     tsync_trace *t = one_instance(TWO_NODES_OF_TWO, 1, TSYNC_COLL_N_TO_N, TSYNC_NONE, B, E);
     struct collected c;
-    const struct tsync__edge *e;
+    const struct tsync__pair *e;
     (void)state;
     collect(&c, t);
     assert_int_equal(c.g.n_edges, 6);
     for (size_t i = 0; i < c.g.n_edges; i++)
-        assert_true(c.g.e[i].s.n_above == 1 && c.g.e[i].s.n_below == 1);
+        assert_true(samples(&c, i)->n_above == 1 && samples(&c, i)->n_below == 1);
     assert_non_null(e = edge(&c, 0, 1));       /* same node: the intra-node latency */
     assert_int_equal(e->s.above[0].y, E[1] - MU_INTRA);
     assert_non_null(e = edge(&c, 1, 2));
@@ -142,7 +148,7 @@ static void test_rooted(void **state)
 {
     tsync_trace *t = one_instance(TWO_NODES_OF_TWO, 0, TSYNC_COLL_ONE_TO_N, 0, B, E);
     struct collected c;
-    const struct tsync__edge *e;
+    const struct tsync__pair *e;
     (void)state;
     collect(&c, t);
     assert_non_null(e = edge(&c, 0, 1));
@@ -174,7 +180,7 @@ static void test_scan(void **state)
     for (int k = 0; k < 2; k++) {
         tsync_trace *t = one_instance(TWO_NODES_OF_TWO, 0, cls[k], TSYNC_NONE, B, E);
         struct collected c;
-        const struct tsync__edge *e;
+        const struct tsync__pair *e;
         collect(&c, t);
         assert_non_null(e = edge(&c, 0, 1));
         assert_int_equal(e->s.n_below, 0);
@@ -190,9 +196,9 @@ static void test_scan(void **state)
         collect(&c, t);
         assert_int_equal(c.g.n_edges, 6);
         for (size_t i = 0; i < c.g.n_edges; i++) {
-            assert_int_equal(c.g.e[i].s.n_above, 1);
-            assert_int_equal(c.g.e[i].s.n_below, 0);
-            assert_int_equal(c.g.e[i].s.above[0].x, B[c.g.e[i].lo]);
+            assert_int_equal(samples(&c, i)->n_above, 1);
+            assert_int_equal(samples(&c, i)->n_below, 0);
+            assert_int_equal(samples(&c, i)->above[0].x, B[c.g.e[i].lo]);
         }
         tsync__graph_free(&c.g);
         tsync_trace_free(t);
@@ -227,18 +233,18 @@ static void test_prompt_exchanges(void **state)
     fx_event(f, 0, 250000);
     fx_msg(f, 1, 211000, 0, 250200);
     t = fx_done(f);
-    assert_int_equal(tsync__graph_init(&c.g, t->n_domains), 0);
+    assert_int_equal(tsync__graph_init(&c.g, t->n_domains, tsync__pair_free), 0);
     assert_int_equal(tsync__collect_samples(&c.g, t, &o, &c.intra), 0);
     assert_int_equal(c.g.n_edges, 1);
-    assert_int_equal(c.g.e[0].s.n_exch, 2);
-    assert_int_equal(c.g.e[0].s.exch[0].x, 10000 + (60000 - 10000) / 2);  /* (T1 + T4) / 2 */
-    assert_int_equal(c.g.e[0].s.exch[0].y, 30000 + (31000 - 30000) / 2);  /* (T2 + T3) / 2 */
-    assert_int_equal(c.g.e[0].s.n_above + c.g.e[0].s.n_below, 6);        /* all one-way */
+    assert_int_equal(samples(&c, 0)->n_exch, 2);
+    assert_int_equal(samples(&c, 0)->exch[0].x, 10000 + (60000 - 10000) / 2);  /* (T1 + T4) / 2 */
+    assert_int_equal(samples(&c, 0)->exch[0].y, 30000 + (31000 - 30000) / 2);  /* (T2 + T3) / 2 */
+    assert_int_equal(samples(&c, 0)->n_above + samples(&c, 0)->n_below, 6);   /* all one-way */
     tsync__graph_free(&c.g);
     t->format = TSYNC_FORMAT_CSV;
-    assert_int_equal(tsync__graph_init(&c.g, t->n_domains), 0);
+    assert_int_equal(tsync__graph_init(&c.g, t->n_domains, tsync__pair_free), 0);
     assert_int_equal(tsync__collect_samples(&c.g, t, &o, &c.intra), 0);
-    assert_int_equal(c.g.e[0].s.n_exch, 5);
+    assert_int_equal(samples(&c, 0)->n_exch, 5);
     tsync__graph_free(&c.g);
     tsync_trace_free(t);
 }

@@ -1,4 +1,4 @@
-/* test_registry.c - the format registry (io/registry.c): a format registered from
+/* test_format_registry.c - the format registry (io/registry.c): a format registered from
  * here, a plain text event list, is read through tsync_trace_open like the built-in
  * ones, and check and estimate run on it; a file of no known format names them. */
 #include <math.h>

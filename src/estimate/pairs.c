@@ -1,0 +1,308 @@
+/* pairs.c - every pair of domains fitted by the estimator, in the direction a path
+ * needs: the cuts a sparse pair needs, its weight in the graph (its error over
+ * both domains' events), its function for the composition, its anchors for the
+ * global least squares.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "estimate/run.h"
+#include "util/ctx.h"
+#include "util/vec.h"
+
+/* The first sample of a pair: its origin for the geometry. */
+static void origin(const struct tsync__pair_samples *s, struct tsync__est_params *p)
+{
+    p->x0 = p->y0 = 0;
+    if (s->n_above) {
+        p->x0 = s->above[0].x;
+        p->y0 = s->above[0].y;
+    } else if (s->n_below) {
+        p->x0 = s->below[0].x;
+        p->y0 = s->below[0].y;
+    } else if (s->n_exch) {
+        p->x0 = s->exch[0].x;
+        p->y0 = s->exch[0].y;
+    }
+}
+
+/* Sparse data. The cuts at gaps longer than max_gap and at max_segment are made
+ * for dense data, where each stretch fixes its own line. A pair with a handful of
+ * messages, or with sleeps between a message and its answer, is cut by them into
+ * pieces that see one direction each (a fallback without a two-sided bound, where
+ * the run as a whole has messages both ways) or that leave their slope open:
+ * ten messages over an hour made ten one-sided pieces. Such a pair is fitted again
+ * without the gap rule, and if a one-sided piece remains, without the length rule
+ * too: over the whole run, split only where the hulls cross. Busy periods then
+ * only choose paths (compose_period weighs the pair over each period). */
+enum { CUTS_ALL, CUTS_NO_GAP, CUTS_NONE };
+#define SPARSE_PER_PIECE 8  /* samples a piece, on average, below which cuts are too fine */
+
+static void pair_params(const struct tsync__run *r, const struct tsync__pair_samples *s,
+                        uint8_t cuts, struct tsync__est_params *p)
+{
+    *p = r->params;
+    origin(s, p);
+    if (cuts >= CUTS_NO_GAP)
+        p->max_gap = 0;
+    if (cuts >= CUTS_NONE)
+        p->max_segment = 0;
+}
+
+/* Whether a piece leaves its slope open to the drift assumed where the data do
+ * not fix it (a measured offset alone, a message and its answer): its range widens
+ * by max_drift or more per tick beyond its last sample (the hull's by a_hi - a_lo,
+ * the regression's by three standard errors of its drift). */
+static int slope_open(const struct tsync__piece *pc, double max_drift, int64_t step)
+{
+    long double lo0, hi0, lo1, hi1;
+    pc->range(pc, pc->x_last, &lo0, &hi0);
+    pc->range(pc, pc->x_last + step, &lo1, &hi1);
+    if (!isfinite(hi1 - lo1))
+        return 1;
+    return ((hi1 - lo1) - (hi0 - lo0)) / (long double)step >= (long double)max_drift;
+}
+
+/* Whether a fit of a pair with samples both ways has the trouble above: a one-sided
+ * piece (fallback), or more samples in pieces that leave their slope open than in
+ * pieces whose data fix it (the Init and Finalize phases' few samples beside a
+ * main phase's thousands do not count; a ping-pong with sleeps between its
+ * iterations does). */
+static int cut_too_fine(const struct tsync__run *r, const struct tsync__pair_fit *f,
+                        const struct tsync__pair_samples *s, int *one_sided)
+{
+    uint64_t fixed = 0, open = 0, all = 0;
+    int64_t second = (int64_t)r->t->timer_resolution;
+    *one_sided = 0;
+    if (f->pieces.n < 2 || !((s->n_above && s->n_below) || s->n_exch))
+        return 0;
+    for (size_t k = 0; k < f->pieces.n; k++) {
+        const struct tsync__piece *pc = &f->pieces.v[k];
+        all += pc->samples;
+        if (pc->kind != TSYNC_BOUND_BOUNDED)
+            *one_sided = 1;
+        else if (slope_open(pc, r->params.max_drift, second))
+            open += pc->samples;
+        else
+            fixed += pc->samples;
+    }
+    /* Only where the cuts left a handful of samples a piece: a one-sided main phase
+     * of hundreds of messages between measured offsets is data, not a cut too fine,
+     * and joined across the sleeps around it its piece would widen by the wander. */
+    if (all / f->pieces.n >= SPARSE_PER_PIECE)
+        return *one_sided = 0;
+    return *one_sided || open > fixed;
+}
+
+/* Fits edge ei's samples s (its own, first; or reflected, for hi's side) with the
+ * cuts the pair needs, found on the first fit and kept for the other. */
+static int fit_with_cuts(struct tsync__run *r, size_t ei, const struct tsync__pair_samples *s,
+                         struct tsync__pair_fit *fit, int first)
+{
+    const struct tsync__pair *pair = tsync__pair_of(&r->g.e[ei]);
+    struct tsync__est_params p;
+    int rc, one_sided;
+    for (;;) {
+        pair_params(r, s, r->cuts[ei], &p);
+        if ((rc = tsync__fit_pair(fit, r->est, &p, s)))
+            return rc;
+        if (!first || r->cuts[ei] == CUTS_NONE ||
+            !cut_too_fine(r, fit, &pair->s, &one_sided))
+            return 0;
+        if (r->cuts[ei] == CUTS_NO_GAP && !one_sided)
+            return 0;
+        tsync__pair_fit_free(fit);
+        r->cuts[ei]++;
+    }
+}
+
+/* Where x (lo's clock) reads when hi's clock reads y, by the nearest piece. */
+static tsync_time piece_inverse(const struct tsync__piece *p, tsync_time y)
+{
+    return p->x0 + (tsync_time)llroundl(((long double)(y - p->y0) - p->b) / p->a);
+}
+
+double tsync__est_pair_error_over(const struct tsync__pair_fit *fit, tsync_time from,
+                                  tsync_time to)
+{
+    struct tsync__pwl f;
+    double worst;
+    if (tsync__pwl_from_fit(&f, fit, from, to))
+        return -1;
+    worst = 0;
+    for (size_t i = 0; i < f.n; i++)
+        worst = f.bound[i] > worst ? f.bound[i] : worst;
+    tsync__pwl_free(&f);
+    return worst;
+}
+
+/* The largest bound of a pair's function over the events of both its domains:
+ * what the pair can cost a path, not only where its samples are. A pair whose
+ * messages all fall in a 4-second main phase is no better than its extrapolation
+ * to the MPI_Init events 10 minutes earlier. */
+static double pair_error(const struct tsync__run *r, const struct tsync__edge *e)
+{
+    const struct tsync__pieces *ps = &tsync__pair_of(e)->fit.pieces;
+    tsync_time from = INT64_MAX, to = INT64_MIN;
+    if (r->ev_first[e->lo] <= r->ev_last[e->lo]) {
+        from = r->ev_first[e->lo];
+        to = r->ev_last[e->lo];
+    }
+    if (r->ev_first[e->hi] <= r->ev_last[e->hi]) {
+        tsync_time a = piece_inverse(&ps->v[0], r->ev_first[e->hi]);
+        tsync_time b = piece_inverse(&ps->v[ps->n - 1], r->ev_last[e->hi]);
+        from = a < from ? a : from;
+        to = b > to ? b : to;
+    }
+    if (from > to)
+        from = to = ps->v[0].x_first;
+    return tsync__est_pair_error_over(&tsync__pair_of(e)->fit, from, to);
+}
+
+/* Estimates every pair with the lower domain's clock as x; its weight is its
+ * error over both domains' events. */
+int tsync__est_fit_edges(struct tsync__run *r)
+{
+    for (size_t i = 0; i < r->g.n_edges; i++) {
+        struct tsync__edge *e = &r->g.e[i];
+        struct tsync__pair *pair = tsync__pair_of(e);
+        double worst = 0;
+        int rc;
+        if ((rc = fit_with_cuts(r, i, &pair->s, &pair->fit, 1)))
+            return rc;
+        e->kind = TSYNC_BOUND_BOUNDED;
+        for (size_t k = 0; k < pair->fit.pieces.n; k++) {
+            const struct tsync__piece *pc = &pair->fit.pieces.v[k];
+            if (pc->kind != TSYNC_BOUND_BOUNDED)
+                e->kind = TSYNC_BOUND_FALLBACK;
+            if (pc->error > worst)
+                worst = pc->error;
+        }
+        if (e->kind == TSYNC_BOUND_BOUNDED && pair->fit.pieces.n) {
+            double over = pair_error(r, e);
+            if (over < 0)
+                return TSYNC_ENOMEM;
+            worst = over > worst ? over : worst;
+        }
+        e->weight = e->kind == TSYNC_BOUND_BOUNDED ? worst / (double)r->t->timer_resolution
+                                                   : INFINITY;
+        if ((i & 0xff) == 0)
+            tsync__progress(r->ctx, "estimate pairs", i, r->g.n_edges);
+    }
+    return 0;
+}
+
+int tsync__est_up_fit(struct tsync__run *r, uint32_t d, uint32_t ei,
+                      const struct tsync__pair_fit **out)
+{
+    struct tsync__edge *e = &r->g.e[ei];
+    struct tsync__pair *pair = tsync__pair_of(e);
+    if (e->lo == d) {
+        *out = &pair->fit;
+        return 0;
+    }
+    if (!r->rdone[ei]) {
+        struct tsync__pair_samples refl;
+        int rc;
+        if ((rc = tsync__pair_samples_reflect(&refl, &pair->s)))
+            return rc;
+        rc = fit_with_cuts(r, ei, &refl, &r->rfit[ei], 0);
+        tsync__pair_samples_free(&refl);
+        if (rc)
+            return rc;
+        r->rdone[ei] = 1;
+    }
+    *out = &r->rfit[ei];
+    return 0;
+}
+
+int tsync__est_up_pwl(void *ctx, uint32_t d, tsync_time *from, tsync_time *to,
+                      struct tsync__pwl *out)
+{
+    const struct tsync__pair_fit *fit = ((struct tsync__run *)ctx)->up[d];
+    int rc;
+    if (!fit || fit->pieces.n == 0)
+        return 0;
+    if (*from > *to) {
+        *from = fit->pieces.v[0].x_first;
+        *to = fit->pieces.v[fit->pieces.n - 1].x_last;
+    }
+    if ((rc = tsync__pwl_from_fit(out, fit, *from, *to)))
+        return rc;
+    tsync__pwl_open_bounds(fit, out);
+    return tsync__envelope_bound(fit, out);
+}
+
+/* ---- anchors of the global least squares ------------------------------------------------ */
+
+/* The piece of a fit that holds at x: the one covering it, else the nearest. */
+static const struct tsync__piece *piece_at(const struct tsync__pair_fit *fit, tsync_time x)
+{
+    size_t k = 0;
+    while (k + 1 < fit->pieces.n && fit->pieces.v[k].x_last < x &&
+           fit->pieces.v[k + 1].x_first <= x)
+        k++;
+    if (k + 1 < fit->pieces.n && fit->pieces.v[k].x_last < x &&
+        x - fit->pieces.v[k].x_last > fit->pieces.v[k + 1].x_first - x)
+        k++;
+    return &fit->pieces.v[k];
+}
+
+/* The anchor of a fit at x (lo's clock), where the pair's range there is finite:
+ * far from the samples the drift's uncertainty widens it. */
+static int anchor(struct tsync__anchors *an, const struct tsync__pair_fit *fit, tsync_time x)
+{
+    const struct tsync__piece *p = piece_at(fit, x);
+    struct tsync__anchor a;
+    long double lo, hi;
+    p->range(p, x, &lo, &hi);
+    if (!isfinite(lo) || !isfinite(hi))
+        return 0;
+    a.x = x;
+    a.y = (long double)p->y0 + tsync__piece_eval(p, x);
+    a.half = (hi - lo) / 2;
+    return TSYNC_PUSH(an->v, an->n, an->cap, a) ? TSYNC_ENOMEM : 0;
+}
+
+/* The anchors of a bounded edge e: at the ends of each piece, and at the ends of
+ * both domains' events (in lo's clock), where the maps are used, but only where the
+ * pair extrapolates to them: near the samples the ends add nothing. */
+static int edge_anchors(const struct tsync__run *r, const struct tsync__edge *e,
+                        struct tsync__anchors *an)
+{
+    const struct tsync__pair_fit *fit = &tsync__pair_of(e)->fit;
+    const struct tsync__pieces *ps = &fit->pieces;
+    tsync_time first = ps->v[0].x_first, last = ps->v[ps->n - 1].x_last, ends[4], margin;
+    int rc = 0, n = 0;
+    for (size_t k = 0; k < ps->n && rc == 0; k++) {
+        const struct tsync__piece *p = &ps->v[k];
+        rc = anchor(an, fit, p->x_first);
+        if (rc == 0 && p->x_last > p->x_first)
+            rc = anchor(an, fit, p->x_last);
+    }
+    if (r->ev_first[e->lo] <= r->ev_last[e->lo]) {
+        ends[n++] = r->ev_first[e->lo];
+        ends[n++] = r->ev_last[e->lo];
+    }
+    if (r->ev_first[e->hi] <= r->ev_last[e->hi]) {
+        ends[n++] = piece_inverse(&ps->v[0], r->ev_first[e->hi]);
+        ends[n++] = piece_inverse(&ps->v[ps->n - 1], r->ev_last[e->hi]);
+    }
+    margin = (last - first) / 4 + 1;
+    for (int k = 0; k < n && rc == 0; k++)
+        if (ends[k] < first - margin || ends[k] > last + margin)
+            rc = anchor(an, fit, ends[k]);
+    return rc;
+}
+
+int tsync__est_anchors(const struct tsync__run *r, struct tsync__anchors *an)
+{
+    for (size_t i = 0; i < r->g.n_edges; i++) {
+        const struct tsync__edge *e = &r->g.e[i];
+        int rc;
+        if (e->kind == TSYNC_BOUND_BOUNDED && tsync__pair_of(e)->fit.pieces.n &&
+            (rc = edge_anchors(r, e, &an[i])))
+            return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,91 @@
+/* run.h (internal) - what tsync_estimate_run holds between its stages, and the
+ * stages, one concern a file; estimate.c runs them in order:
+ *
+ *   options.c     the options checked and turned into ticks
+ *   samples.c     the samples of every pair of domains (the graph's edges)
+ *   pairs.c       every pair fitted; its weight, function and anchors
+ *   references.c  the reference of each component, shortest-path trees
+ *   graph/        composition along the trees, global least squares
+ *   periods.c     busy periods, each with its own trees
+ *   shift.c       no corrected time negative
+ *   result.c      the result the getters read, the warnings
+ */
+#ifndef TSYNC_ESTIMATE_RUN_H
+#define TSYNC_ESTIMATE_RUN_H
+
+#include "estimate/estimate_int.h"
+#include "estimate/estimator.h"
+#include "estimate/samples.h"
+#include "graph/graph.h"
+
+/* Everything the run holds until the result is built. */
+struct tsync__run {
+    const struct tsync_trace *t;
+    tsync_estimate *e;
+    tsync_ctx *ctx;
+    const struct tsync__estimator *est;
+    struct tsync__est_params params;
+    struct tsync__graph g;
+    struct tsync__intra intra;
+    uint32_t forced;                  /* the reference asked for, or TSYNC__NONE */
+    uint32_t base;                    /* the domain of the trace's time base, or TSYNC__NONE */
+    uint8_t base_how;                 /* TSYNC__REF_MASTER or TSYNC__REF_RANK0 */
+    uint32_t *parent_edge, *parent, *order;
+    struct tsync__pair_fit *rfit;     /* per edge: the fit from hi's side, when a path needs it */
+    uint8_t *rdone;
+    uint8_t *cuts;                    /* per edge: the cuts its fit makes (CUTS_...) */
+    const struct tsync__pair_fit **up;
+    uint8_t *fallback;                /* per domain: a path of some period has a FALLBACK edge */
+    tsync_time *ev_first, *ev_last;
+    struct tsync__pwl *maps;
+};
+
+
+/* Checks the options against the trace and fills r->params, r->forced and so. 0
+ * or TSYNC_EINVAL with the error in r->ctx. */
+int tsync__est_check_opts(struct tsync__run *r, const tsync_estimate_opts *o,
+                          struct tsync__sample_opts *so);
+/* The domain of the trace's time base (r->base, r->base_how) under the reference
+ * rule, and why in words (r->e). 0 or TSYNC_ENOMEM (reported). */
+int tsync__est_time_base(struct tsync__run *r, const tsync_estimate_opts *o);
+
+/* Fits every edge's pair with the lower domain's clock as x, and weighs the edge.
+ * 0 or TSYNC_ENOMEM. */
+int tsync__est_fit_edges(struct tsync__run *r);
+/* The fit of edge ei with domain d's clock as x (re-done from hi's side once per
+ * edge). 0 or TSYNC_ENOMEM. */
+int tsync__est_up_fit(struct tsync__run *r, uint32_t d, uint32_t ei,
+                      const struct tsync__pair_fit **out);
+/* The largest bound of a pair's function over [from, to] of its lo's clock; -1
+ * when out of memory. */
+double tsync__est_pair_error_over(const struct tsync__pair_fit *fit, tsync_time from,
+                                  tsync_time to);
+/* The tree's pair functions (tsync__pair_fn; ctx is the run): r->up[d]'s, with the
+ * bounds the open slopes and the envelope allow. */
+int tsync__est_up_pwl(void *ctx, uint32_t d, tsync_time *from, tsync_time *to,
+                      struct tsync__pwl *out);
+/* The anchors of every edge for the global least squares (an[] of r->g.n_edges):
+ * the ends of its pieces, and those of both domains' events where the pair
+ * extrapolates to them. 0 or TSYNC_ENOMEM; the caller frees every an[i].v. */
+int tsync__est_anchors(const struct tsync__run *r, struct tsync__anchors *an);
+
+/* Shortest-path trees from the references under the edges' current weights: each
+ * domain's parent, edge and pair function toward its parent. 0 or TSYNC_ENOMEM. */
+int tsync__est_build_tree(struct tsync__run *r, const uint32_t *comp_ref);
+/* The maps of every domain along the current trees, over [lo[d], hi[d]] of d's
+ * clock at least, into maps[]. 0 or TSYNC_ENOMEM. */
+int tsync__est_compose(struct tsync__run *r, const tsync_time *lo, const tsync_time *hi,
+                       struct tsync__pwl *maps);
+
+/* Replaces r->maps by the busy periods' own maps where the trace has several. 0 or
+ * TSYNC_ENOMEM. */
+int tsync__est_compose_periods(struct tsync__run *r, const uint32_t *comp_ref);
+/* Each component's shift (r->e->comp_shift), added to its maps. 0 or TSYNC_ENOMEM. */
+int tsync__est_shift_components(struct tsync__run *r);
+
+/* The result: domains, edges, grouping. 0, or TSYNC_ENOMEM (reported). */
+int tsync__est_fill_result(struct tsync__run *r);
+/* Warnings about the result: unrelated groups, rejected samples, one-sided pairs. */
+void tsync__est_warn(const struct tsync__run *r);
+
+#endif

@@ -1,0 +1,198 @@
+/* pwl.c - piecewise-linear functions of ticks with a bound per point: what a
+ * pair of clocks and a domain's map become (struct tsync__pwl). Storage,
+ * evaluation, bounds, composition along a path, inversion, lowering of bounds.
+ *
+ * Composition. g o h has a breakpoint wherever h has one and wherever h reaches a
+ * breakpoint of g, so it is exact on those points; values are computed in long
+ * double from both functions and rounded once. The bound of the composition at x is
+ *
+ *     bound_g(h(x)) + slope_g(h(x)) * bound_h(x) + 1
+ *
+ * (an error of h moves the argument of g; one tick for rounding), linear between
+ * the points like both terms.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timemap/pwl.h"
+
+void tsync__pwl_free(struct tsync__pwl *f)
+{
+    free(f->x);
+    free(f->y);
+    free(f->bound);
+    memset(f, 0, sizeof(*f));
+}
+
+int tsync__pwl_alloc(struct tsync__pwl *f, size_t cap)
+{
+    memset(f, 0, sizeof(*f));
+    f->x = malloc(cap * sizeof(*f->x));
+    f->y = malloc(cap * sizeof(*f->y));
+    f->bound = malloc(cap * sizeof(*f->bound));
+    if (!f->x || !f->y || !f->bound) {
+        tsync__pwl_free(f);
+        return TSYNC_ENOMEM;
+    }
+    return 0;
+}
+
+int tsync__pwl_push(struct tsync__pwl *f, tsync_time x, tsync_time y)
+{
+    if (f->n && x <= f->x[f->n - 1])
+        return 0;
+    f->x[f->n] = x;
+    f->y[f->n] = f->n && y < f->y[f->n - 1] ? f->y[f->n - 1] : y;
+    f->n++;
+    return 1;
+}
+
+/* The segment of f for x: the last k < n - 1 with x_k <= x, 0 before the first. */
+static size_t segment_of(const struct tsync__pwl *f, long double x)
+{
+    size_t lo = 0, hi = f->n - 1;
+    while (lo + 1 < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((long double)f->x[mid] <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static long double seg_slope(const struct tsync__pwl *f, size_t k)
+{
+    return (long double)(f->y[k + 1] - f->y[k]) / (long double)(f->x[k + 1] - f->x[k]);
+}
+
+long double tsync__pwl_eval(const struct tsync__pwl *f, long double x)
+{
+    size_t k;
+    if (f->n == 1)
+        return (long double)f->y[0] + (x - (long double)f->x[0]);
+    k = segment_of(f, x);
+    return (long double)f->y[k] + seg_slope(f, k) * (x - (long double)f->x[k]);
+}
+
+double tsync__pwl_bound(const struct tsync__pwl *f, long double x)
+{
+    size_t k;
+    long double w;
+    if (f->n == 1 || x <= (long double)f->x[0])
+        return f->bound[0];
+    if (x >= (long double)f->x[f->n - 1])
+        return f->bound[f->n - 1];
+    k = segment_of(f, x);
+    if (!isfinite(f->bound[k]) || !isfinite(f->bound[k + 1]))
+        return INFINITY;
+    w = (x - (long double)f->x[k]) / (long double)(f->x[k + 1] - f->x[k]);
+    return (double)((1 - w) * f->bound[k] + w * f->bound[k + 1]);
+}
+
+/* The steepest slope of f at x (both sides at a breakpoint). */
+static long double slope_at(const struct tsync__pwl *f, long double x)
+{
+    size_t k;
+    long double s;
+    if (f->n == 1)
+        return 1;
+    k = segment_of(f, x);
+    s = seg_slope(f, k);
+    if (k + 2 < f->n && (long double)f->x[k + 1] == x && seg_slope(f, k + 1) > s)
+        s = seg_slope(f, k + 1);
+    return s;
+}
+
+int tsync__pwl_identity(struct tsync__pwl *out, tsync_time from, tsync_time to)
+{
+    if (tsync__pwl_alloc(out, 2))
+        return TSYNC_ENOMEM;
+    out->x[0] = out->y[0] = from;
+    out->bound[0] = 0;
+    out->n = 1;
+    if (to > from) {
+        out->x[1] = out->y[1] = to;
+        out->bound[1] = 0;
+        out->n = 2;
+    }
+    return 0;
+}
+
+/* Appends the point of g o h at x (skipped unless right of the last one). */
+static void put(struct tsync__pwl *out, const struct tsync__pwl *g, const struct tsync__pwl *h,
+                tsync_time x)
+{
+    long double u = tsync__pwl_eval(h, (long double)x);
+    double bh = tsync__pwl_bound(h, (long double)x), bg = tsync__pwl_bound(g, u);
+    if (tsync__pwl_push(out, x, (tsync_time)llroundl(tsync__pwl_eval(g, u))))
+        out->bound[out->n - 1] =
+            isfinite(bh) && isfinite(bg)
+                ? (double)((long double)bg + slope_at(g, u) * (long double)bh) + 1
+                : INFINITY;
+}
+
+int tsync__pwl_compose(struct tsync__pwl *out, const struct tsync__pwl *g,
+                       const struct tsync__pwl *h)
+{
+    size_t j = 0;
+    if (tsync__pwl_alloc(out, h->n + g->n + 1))
+        return TSYNC_ENOMEM;
+    for (size_t k = 0; k < h->n; k++) {
+        put(out, g, h, h->x[k]);
+        if (k + 1 == h->n || h->y[k + 1] <= h->y[k])
+            continue;
+        /* g's breakpoints that h reaches inside this segment. */
+        while (j < g->n && g->x[j] <= h->y[k])
+            j++;
+        for (; j < g->n && g->x[j] < h->y[k + 1]; j++) {
+            long double f = (long double)(g->x[j] - h->y[k]) / (long double)(h->y[k + 1] - h->y[k]);
+            tsync_time x = h->x[k] + (tsync_time)llroundl(f * (long double)(h->x[k + 1] - h->x[k]));
+            if (x > h->x[k] && x < h->x[k + 1])
+                put(out, g, h, x);
+        }
+    }
+    return 0;
+}
+
+tsync_time tsync__pwl_inverse(const struct tsync__pwl *f, tsync_time y)
+{
+    size_t lo = 0, hi;
+    long double s;
+    if (f->n == 0)
+        return y;
+    if (f->n == 1)
+        return f->x[0] + (y - f->y[0]);
+    hi = f->n - 1;
+    while (lo + 1 < hi) {               /* the last segment whose start is <= y */
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->y[mid] <= y)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (f->y[lo + 1] == f->y[lo])
+        return f->x[lo];
+    s = (long double)(f->x[lo + 1] - f->x[lo]) / (long double)(f->y[lo + 1] - f->y[lo]);
+    return f->x[lo] + (tsync_time)llroundl(s * (long double)(y - f->y[lo]));
+}
+
+/* ---- lowering the bounds ----------------------------------------------------------- */
+
+void tsync__pwl_lower(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx)
+{
+    double left = 0;   /* what the segment before needs at point k */
+    for (size_t k = 0; k + 1 < f->n; k++) {
+        double n0 = f->bound[k], n1 = f->bound[k + 1];
+        long double b = seg(ctx, f, k);
+        /* A bound constant over the segment; the old bounds, linear between the
+         * points, still cover a segment left alone. */
+        if (b < fmax(n0, n1))
+            n0 = n1 = (double)ceill(b);
+        f->bound[k] = fmax(left, n0);
+        left = n1;
+    }
+    if (f->n)
+        f->bound[f->n - 1] = left;
+}

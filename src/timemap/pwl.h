@@ -1,0 +1,49 @@
+/* pwl.h (internal) - piecewise-linear functions of ticks with a bound per point
+ * (pwl.c): a pair's function, a domain's map onto its reference, their
+ * composition along a path. */
+#ifndef TSYNC_TIMEMAP_PWL_H
+#define TSYNC_TIMEMAP_PWL_H
+
+#include <stddef.h>
+
+#include "tracesync/common.h"
+
+/* x strictly increasing, y non-decreasing; bound in ticks of y, INFINITY when
+ * unbounded. */
+struct tsync__pwl {
+    size_t n;
+    tsync_time *x, *y;
+    double *bound;
+};
+
+/* Room for cap points, none yet. 0 or TSYNC_ENOMEM. */
+int tsync__pwl_alloc(struct tsync__pwl *f, size_t cap);
+void tsync__pwl_free(struct tsync__pwl *f);
+/* Appends (x, y) when x lies right of the last point (else drops it: returns 0),
+ * y raised to the last value if lower, so f stays a monotone function. Returns 1
+ * when appended; the caller sets its bound, f->bound[f->n - 1]. */
+int tsync__pwl_push(struct tsync__pwl *f, tsync_time x, tsync_time y);
+
+/* f(x) by linear interpolation, the end segments' slopes outside (slope 1 for a
+ * single point). */
+long double tsync__pwl_eval(const struct tsync__pwl *f, long double x);
+/* The bound at x: linear between points, the end values outside. */
+double tsync__pwl_bound(const struct tsync__pwl *f, long double x);
+/* x with f(x) = y for a non-decreasing f (the end segments' slopes outside; x
+ * itself when f is empty). */
+tsync_time tsync__pwl_inverse(const struct tsync__pwl *f, tsync_time y);
+
+/* The identity over [from, to], bound 0. 0 or TSYNC_ENOMEM. */
+int tsync__pwl_identity(struct tsync__pwl *out, tsync_time from, tsync_time to);
+/* out = g o h, on the points of h and the points of h^-1 (points of g); bound
+ * bound_g(h(x)) + slope_g * bound_h(x) + 1 tick of rounding. 0 or TSYNC_ENOMEM. */
+int tsync__pwl_compose(struct tsync__pwl *out, const struct tsync__pwl *g,
+                       const struct tsync__pwl *h);
+
+/* Lowers f's bounds segment by segment to seg(ctx, f, k) where that is smaller
+ * than the segment's own (INFINITY: no other bound), each lowered segment's bound
+ * constant over it, so that linear interpolation still covers every segment. */
+typedef long double (*tsync__segment_bound_fn)(void *ctx, const struct tsync__pwl *f, size_t k);
+void tsync__pwl_lower(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx);
+
+#endif
