@@ -46,6 +46,7 @@ struct read_state {
     const char *path;
     int failed;                 /* an error was recorded in ctx */
     int have_clock;
+    uint64_t chunk_evt, chunk_def; /* the anchor's chunk sizes */
 
     struct def_string *strings; size_t n_strings, cap_strings;
     struct def_stn *stns; size_t n_stns, cap_stns;
@@ -359,12 +360,34 @@ static int build_comms(struct read_state *st)
     return TSYNC_OK;
 }
 
+/* The global definition file next to the anchor ("dir/name.def"), checked before
+ * libotf2 reads it; a missing one is libotf2's to report. */
+static int guard_global_defs(struct read_state *st)
+{
+    char *dir = NULL, *name = NULL, *def = NULL;
+    struct stat sb;
+    int rc = tsync__otf2_split_anchor(st->path, &dir, &name, st->ctx);
+    if (!rc && !(def = tsync__strfmt("%s/%s.def", dir, name)))
+        rc = tsync__oom(st->ctx);
+    if (!rc && stat(def, &sb) == 0)
+        rc = tsync__otf2_guard_file(def, TSYNC_OTF2_GLOBAL_DEFS, st->chunk_def, st->ctx);
+    free(dir);
+    free(name);
+    free(def);
+    return rc;
+}
+
 static int read_global_defs(struct read_state *st, OTF2_Reader *reader)
 {
-    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(reader);
-    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+    OTF2_GlobalDefReader *gdr;
+    OTF2_GlobalDefReaderCallbacks *cb;
     uint64_t n = 0;
     OTF2_ErrorCode e;
+    int rc;
+    if ((rc = guard_global_defs(st)))
+        return rc;
+    gdr = OTF2_Reader_GetGlobalDefReader(reader);
+    cb = OTF2_GlobalDefReaderCallbacks_New();
     if (!gdr || !cb) {
         OTF2_GlobalDefReaderCallbacks_Delete(cb);
         return tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: cannot read the global definitions "
@@ -410,6 +433,7 @@ struct evt_state {
     OTF2_EvtReaderCallbacks *ecb;
     OTF2_DefReaderCallbacks *dcb;
     const struct def_location *defs; /* the location definitions (event count hints) */
+    uint64_t chunk_evt, chunk_def;   /* the anchor's chunk sizes */
     tsync_loc first, end;            /* this worker's locations */
     _Atomic tsync_loc *stop;         /* the first location that failed, shared */
     _Atomic uint64_t *events_read;   /* by every worker, for progress */
@@ -683,16 +707,27 @@ static char *location_file(const char *anchor, uint64_t ref, const char *ext)
 }
 
 /* A location without its local definition file (or with an empty one) reads as one
- * without local definitions; its ClockOffset records, if it had any, are lost. */
-static void warn_local_defs(struct evt_state *es, const struct tsync_location *l)
+ * without local definitions; its ClockOffset records, if it had any, are lost. The
+ * location's files that are there are checked before libotf2 reads them (a missing
+ * event file is libotf2's to report). */
+static int guard_location_files(struct evt_state *es, const struct tsync_location *l)
 {
-    char *def = location_file(es->path, l->ref, "def");
+    char *def = location_file(es->path, l->ref, "def"), *evt = location_file(es->path, l->ref, "evt");
     struct stat sb;
-    if (def && (stat(def, &sb) != 0 || sb.st_size == 0))
+    int rc = TSYNC_OK;
+    if (!def || !evt)
+        rc = tsync__oom(es->ctx);
+    else if (stat(def, &sb) != 0 || sb.st_size == 0)
         tsync__warn(es->ctx, "%s: %s: location %llu (%s) is read without local definitions "
                     "(ClockOffset records it had are lost)", def,
                     stat(def, &sb) != 0 ? "missing" : "empty", (unsigned long long)l->ref, l->name);
+    else
+        rc = tsync__otf2_guard_file(def, TSYNC_OTF2_LOCAL_DEFS, es->chunk_def, es->ctx);
+    if (!rc && stat(evt, &sb) == 0)
+        rc = tsync__otf2_guard_file(evt, TSYNC_OTF2_EVENTS, es->chunk_evt, es->ctx);
     free(def);
+    free(evt);
+    return rc;
 }
 
 static int read_location(struct evt_state *es, tsync_loc loc)
@@ -703,6 +738,7 @@ static int read_location(struct evt_state *es, tsync_loc loc)
     OTF2_EvtReader *er;
     uint64_t n = 0;
     OTF2_ErrorCode e;
+    int rc;
     size_t hint = es->defs[loc].n_events;
 
     es->cur = loc;
@@ -717,7 +753,8 @@ static int read_location(struct evt_state *es, tsync_loc loc)
         es->cap_events = hint;
     }
 
-    warn_local_defs(es, l);
+    if ((rc = guard_location_files(es, l)))
+        return rc;
     dr = OTF2_Reader_GetDefReader(reader, l->ref);
     if (dr) {
         OTF2_Reader_RegisterDefCallbacks(reader, dr, es->dcb, es);
@@ -895,6 +932,8 @@ static int read_events(struct read_state *st, OTF2_Reader *reader, struct tsync_
         es[w].ecb = ecb;
         es[w].dcb = dcb;
         es[w].defs = st->locs;
+        es[w].chunk_evt = st->chunk_evt;
+        es[w].chunk_def = st->chunk_def;
         es[w].stop = &stop;
         es[w].events_read = &events_read;
         es[w].events_hint = hint;
@@ -985,6 +1024,7 @@ int tsync__otf2_open(tsync_trace **out, struct tsync_match_input *match, const c
         goto out;
     }
     OTF2_Reader_SetSerialCollectiveCallbacks(reader);
+    OTF2_Reader_GetChunkSize(reader, &st.chunk_evt, &st.chunk_def);
     if ((rc = read_global_defs(&st, reader)) || (rc = build_locations(&st, rule)) ||
         (rc = build_comms(&st)))
         goto out;

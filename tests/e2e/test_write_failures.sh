@@ -71,36 +71,35 @@ limited 2 1 "$TRACESYNC" sync sim/trace.otf2 -o keep -q --estimator none
 [ "$(tree_sum keep)" = "$before" ] || fail "the earlier output changed"
 
 # A real full disk, where mounting one is allowed (root in CI).
+# on_full_tmpfs SIZE TRACE SIMULATE_OPTION...: sync TRACE and simulate into a tmpfs of
+# SIZE (stderr to err.txt and err2.txt); both must exit 2 and leave nothing there.
+on_full_tmpfs() {
+    size=$1 trace=$2
+    shift 2
+    mount -t tmpfs -o size="$size" tmpfs small
+    set +e
+    "$TRACESYNC" sync "$trace" -o small/out -q >out.txt 2>err.txt
+    rc=$?
+    "$TRACESYNC" simulate --scenario smoke "$@" -o small/sim -q >out2.txt 2>err2.txt
+    rc2=$?
+    left=$(find small -mindepth 2)
+    set -e
+    umount small
+    [ "$rc" -eq 2 ] && [ "$rc2" -eq 2 ] || fail "tmpfs of $size: exit $rc and $rc2, expected 2"
+    [ -z "$left" ] || fail "tmpfs of $size: left $left"
+}
 mkdir -p small
 if mount -t tmpfs -o size=24k tmpfs small 2>/dev/null; then
-    set +e
-    "$TRACESYNC" sync sim/trace.otf2 -o small/out -q >out.txt 2>err.txt
-    rc=$?
-    "$TRACESYNC" simulate --scenario smoke -o small/sim -q >out2.txt 2>err2.txt
-    rc2=$?
-    left=$(find small -mindepth 2)
-    set -e
     umount small
-    [ "$rc" -eq 2 ] && [ "$rc2" -eq 2 ] || fail "full tmpfs: exit $rc and $rc2, expected 2"
+    on_full_tmpfs 24k sim/trace.otf2
     contains err.txt "No space left on device"
     contains err2.txt "No space left on device"
-    [ -z "$left" ] || fail "full tmpfs: left $left"
     # ... and one that fills up in the middle of a large run.
-    mount -t tmpfs -o size=6m tmpfs small
-    set +e
-    "$TRACESYNC" sync big/trace.otf2 -o small/out -q >out.txt 2>err.txt
-    rc=$?
-    "$TRACESYNC" simulate --scenario smoke --duration 10h -o small/sim -q >out2.txt 2>err2.txt
-    rc2=$?
-    left=$(find small -mindepth 2)
-    set -e
-    umount small
-    [ "$rc" -eq 2 ] && [ "$rc2" -eq 2 ] || fail "large runs on a full tmpfs: exit $rc and $rc2, expected 2"
+    on_full_tmpfs 6m big/trace.otf2 --duration 10h
     contains err.txt "small/out/trace/"
     contains err.txt ".evt: No space left on device; nothing was written"
     contains err2.txt "small/sim/t"
     contains err2.txt ".evt: No space left on device; nothing was written"
-    [ -z "$left" ] || fail "large runs on a full tmpfs: left $left"
 else
     echo "tmpfs not mountable here: the full disk is tested with the file size limit only"
 fi
