@@ -49,6 +49,7 @@ static int otf2_open(void **out, const char *path, tsync_ctx *ctx)
         return tsync__fail(ctx, TSYNC_EFORMAT, "%s: not a readable OTF2 anchor file", path);
     }
     OTF2_Reader_SetSerialCollectiveCallbacks(st->reader);
+    OTF2_Reader_GetChunkSize(st->reader, &st->chunk_evt, &st->chunk_def);
     *out = st;
     return TSYNC_OK;
 }

@@ -6,7 +6,8 @@
  * names, so its own memory does not depend on the number of events.
  *
  * The archive's memory and flush behaviour is tsync__otf2_archive_setup's (otf2_io.c):
- * bounded chunks per event writer, flushed to the file when full.
+ * bounded chunks per event writer, flushed to the file when full, of the smallest
+ * size that survives a failed write (tsync__otf2_write_chunk_evt).
  *
  * Close writes the global definitions, now that the event counts and the time range
  * are known, in Score-P's shape:
@@ -38,7 +39,6 @@
 #include "util/str.h"
 #include "util/vec.h"
 
-#define CHUNK_EVT (1024 * 1024)     /* bytes per event chunk */
 #define CHUNK_DEF (4 * 1024 * 1024) /* bytes per definition chunk */
 
 struct rank_state {
@@ -266,7 +266,8 @@ int tsync__otf2_build_open(struct tsync_otf2_builder **out, const struct tsync_o
 
     OTF2_Error_RegisterCallback(tsync__otf2_quiet_errors, NULL);
     b->watch = tsync__otf2_watch_begin();
-    b->archive = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, CHUNK_EVT, CHUNK_DEF,
+    b->archive = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE,
+                                   tsync__otf2_write_chunk_evt(OTF2_CHUNK_SIZE_MIN), CHUNK_DEF,
                                    OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!b->archive) {
         rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot create the archive: %s", b->anchor,
@@ -706,4 +707,12 @@ int tsync__otf2_build_close(struct tsync_otf2_builder *b)
     rc = b->rc;
     free_builder(b);
     return rc;
+}
+
+void tsync__otf2_build_abandon(struct tsync_otf2_builder *b)
+{
+    /* A sticky error keeps every later failure out of the ctx (fail_otf2). */
+    if (b && b->rc == TSYNC_OK)
+        b->rc = TSYNC_EIO;
+    tsync__otf2_build_close(b);
 }

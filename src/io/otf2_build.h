@@ -99,4 +99,10 @@ uint64_t tsync__otf2_build_count(const struct tsync_otf2_builder *b, uint32_t ra
  * life. NULL is fine. */
 int tsync__otf2_build_close(struct tsync_otf2_builder *b);
 
+/* Closes and frees b after a failure elsewhere (another archive of the same run,
+ * whose files go too), without a word in the ctx: libotf2 reports its errors
+ * process-wide, so b would report the other archive's failure as its own. Writes
+ * no global definitions. NULL is fine. */
+void tsync__otf2_build_abandon(struct tsync_otf2_builder *b);
+
 #endif

@@ -10,11 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <otf2/otf2.h>
 
+#include "io/otf2_guard.h"
+#include "io/otf2_io.h"
 #include "io/otf2_read.h"
 #include "util/ctx.h"
+#include "util/str.h"
 #include "util/vec.h"
 
 /* ---- definitions ------------------------------------------------------- */
@@ -269,12 +273,35 @@ static int emit_comms(struct tsync_otf2_read *st)
     return rc;
 }
 
+/* The global definition file next to the anchor ("dir/name.def"), checked before
+ * libotf2 reads it; a missing one is libotf2's to report. */
+static int guard_global_defs(struct tsync_otf2_read *st)
+{
+    tsync_ctx *ctx = st->sink->ctx;
+    char *dir = NULL, *name = NULL, *def = NULL;
+    struct stat sb;
+    int rc = tsync__otf2_split_anchor(st->path, &dir, &name, ctx);
+    if (!rc && !(def = tsync__strfmt("%s/%s.def", dir, name)))
+        rc = tsync__oom(ctx);
+    if (!rc && stat(def, &sb) == 0)
+        rc = tsync__otf2_guard_file(def, TSYNC_OTF2_GLOBAL_DEFS, st->chunk_def, ctx);
+    free(dir);
+    free(name);
+    free(def);
+    return rc;
+}
+
 static int read_global_defs(struct tsync_otf2_read *st, OTF2_Reader *reader)
 {
-    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(reader);
-    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+    OTF2_GlobalDefReader *gdr;
+    OTF2_GlobalDefReaderCallbacks *cb;
     uint64_t n = 0;
     OTF2_ErrorCode e;
+    int rc;
+    if ((rc = guard_global_defs(st)))
+        return rc;
+    gdr = OTF2_Reader_GetGlobalDefReader(reader);
+    cb = OTF2_GlobalDefReaderCallbacks_New();
     if (!gdr || !cb) {
         OTF2_GlobalDefReaderCallbacks_Delete(cb);
         return tsync__fail(st->sink->ctx, TSYNC_EFORMAT, "%s: cannot read the global definitions "

@@ -21,6 +21,7 @@
 
 #include <otf2/otf2.h>
 
+#include "io/otf2_guard.h"
 #include "io/otf2_io.h"
 #include "io/otf2_read.h"
 #include "io/otf2_records.h"
@@ -40,6 +41,7 @@ struct evt_state {
     OTF2_EvtReaderCallbacks *ecb;
     OTF2_DefReaderCallbacks *dcb;
     const struct tsync_otf2_location *defs; /* the location definitions (event count hints) */
+    uint64_t chunk_evt, chunk_def;   /* the anchor's chunk sizes */
     tsync_loc first, end;            /* this worker's locations */
     _Atomic tsync_loc *stop;         /* the first location that failed, shared */
     _Atomic uint64_t *events_read;   /* by every worker, for progress */
@@ -278,16 +280,27 @@ static char *location_file(const char *anchor, uint64_t ref, const char *ext)
 }
 
 /* A location without its local definition file (or with an empty one) reads as one
- * without local definitions; its ClockOffset records, if it had any, are lost. */
-static void warn_local_defs(struct evt_state *es, const struct tsync_location *l)
+ * without local definitions; its ClockOffset records, if it had any, are lost. The
+ * location's files that are there are checked before libotf2 reads them (a missing
+ * event file is libotf2's to report). */
+static int guard_location_files(struct evt_state *es, const struct tsync_location *l)
 {
-    char *def = location_file(es->path, l->ref, "def");
+    char *def = location_file(es->path, l->ref, "def"), *evt = location_file(es->path, l->ref, "evt");
     struct stat sb;
-    if (def && (stat(def, &sb) != 0 || sb.st_size == 0))
+    int rc = TSYNC_OK;
+    if (!def || !evt)
+        rc = tsync__oom(es->ctx);
+    else if (stat(def, &sb) != 0 || sb.st_size == 0)
         tsync__warn(es->ctx, "%s: %s: location %llu (%s) is read without local definitions "
                     "(ClockOffset records it had are lost)", def,
                     stat(def, &sb) != 0 ? "missing" : "empty", (unsigned long long)l->ref, l->name);
+    else
+        rc = tsync__otf2_guard_file(def, TSYNC_OTF2_LOCAL_DEFS, es->chunk_def, es->ctx);
+    if (!rc && stat(evt, &sb) == 0)
+        rc = tsync__otf2_guard_file(evt, TSYNC_OTF2_EVENTS, es->chunk_evt, es->ctx);
     free(def);
+    free(evt);
+    return rc;
 }
 
 static int read_location(struct evt_state *es, tsync_loc loc)
@@ -306,7 +319,8 @@ static int read_location(struct evt_state *es, tsync_loc loc)
     if ((rc = tsync__sink_begin_location(&es->part, loc, es->defs[loc].n_events)))
         return rc;
 
-    warn_local_defs(es, l);
+    if ((rc = guard_location_files(es, l)))
+        return rc;
     dr = OTF2_Reader_GetDefReader(reader, l->ref);
     if (dr) {
         OTF2_Reader_RegisterDefCallbacks(reader, dr, es->dcb, es);
@@ -456,6 +470,8 @@ int tsync__otf2_read_events(void *r, struct tsync_sink *sink)
         es[w].ecb = ecb;
         es[w].dcb = dcb;
         es[w].defs = st->locs;
+        es[w].chunk_evt = st->chunk_evt;
+        es[w].chunk_def = st->chunk_def;
         es[w].stop = &stop;
         es[w].events_read = &events_read;
         es[w].events_hint = hint;

@@ -1,23 +1,38 @@
 /* otf2_guard.c - cheap checks that keep malformed files away from libotf2.
  *
  * libotf2 trusts the sizes and counts it reads: an anchor file that claims 2^31
- * properties makes it allocate 32 GiB before it notices that the file ends, and a
+ * properties makes it allocate 32 GiB before it notices that the file ends, a local
+ * definition file of 56 bytes whose mapping table claims 2^35 ids 256 GiB, and a
  * failed open leaks what it had allocated. Where a check costs no more than reading
- * the small file once, we do it first and name the file in the error.
+ * the small file once (or a few bytes of a large one), we do it first and name the
+ * file in the error.
  *
- * Anchor file layout (libotf2 3.x, OTF2_AnchorFile_Load): file type byte, endianness
- * byte (0x42 little, 0x23 big), "OTF2\0", anchor format byte, 38 bytes (trace
- * format, version, two 8-byte chunk sizes, substrate, compression, 8-byte location
- * and definition counts), three NUL-terminated strings (machine, creator,
+ * Anchor file layout (libotf2 3.x, OTF2_AnchorFile_Load): chunk header byte (0x03),
+ * endianness byte (0x42 little, 0x23 big), "OTF2\0", anchor format byte, 38 bytes
+ * (trace format, version, two 8-byte chunk sizes, substrate, compression, 8-byte
+ * location and definition counts), three NUL-terminated strings (machine, creator,
  * description); from anchor format 2 on, a 4-byte property count, that many pairs
  * of NUL-terminated strings and an 8-byte trace id; from format 3 on, two 4-byte
  * counts (snapshots, thumbnails); format 3 then has an end-of-file byte (0x02).
+ *
+ * Definition and event files (libotf2 3.x, OTF2_Buffer.c) are chunks of the
+ * anchor's chunk size, the last one cut where its data end. Each chunk begins with
+ * an 18-byte header: 0x03, the endianness byte, the numbers of its first and last
+ * event (8 bytes each). Records follow: a type byte, then the record's length (one
+ * byte, or 0xff and 8 bytes) and its data; event files also have timestamps (0x05
+ * and 8 bytes). A type byte 0x00, 0x01 or 0x02 ends the chunk (end of chunk,
+ * buffer, file). A local mapping table (type 5) holds a mapping type byte and an id
+ * map: its number of ids (compressed: a byte n, then n bytes), a mode byte, the ids,
+ * each at least one byte. A group (type 18, global or local) holds its reference,
+ * name (compressed), a type byte, its number of members (compressed), the members.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "io/otf2_guard.h"
 #include "util/ctx.h"
@@ -26,6 +41,12 @@
 #define FIXED_END 46           /* 2 header bytes, "OTF2\0", format byte, 38 bytes */
 #define OTF2_ANCHOR_FORMAT_KNOWN 3 /* libotf2 3.x writes and checks the end of format 3 */
 #define END_OF_FILE 0x02           /* OTF2_BUFFER_END_OF_FILE */
+#define CHUNK_HEADER 0x03          /* OTF2_BUFFER_CHUNK_HEADER */
+#define CHUNK_HEADER_SIZE 18
+#define LITTLE 0x42                /* OTF2_LITTLE_ENDIAN */
+#define BIG 0x23                   /* OTF2_BIG_ENDIAN */
+#define LOCAL_MAPPING_TABLE 5      /* OTF2_LOCAL_DEF_MAPPING_TABLE */
+#define DEF_GROUP 18               /* OTF2_GLOBAL_DEF_GROUP, OTF2_LOCAL_DEF_GROUP */
 
 static uint64_t read_uint(const unsigned char *p, unsigned n, int big)
 {
@@ -58,9 +79,11 @@ static int check_anchor_bytes(const char *path, const unsigned char *d, size_t n
     unsigned format;
     int big;
     uint64_t chunk_evt, chunk_def, props;
-    if (n < FIXED_END || (d[1] != 0x42 && d[1] != 0x23) || memcmp(d + 2, "OTF2", 5) != 0)
+    if (n < FIXED_END || (d[1] != LITTLE && d[1] != BIG) || memcmp(d + 2, "OTF2", 5) != 0)
         return tsync__fail(ctx, TSYNC_EFORMAT, "%s: not an OTF2 anchor file (no OTF2 header)", path);
-    big = d[1] == 0x23;
+    if (d[0] != CHUNK_HEADER)
+        return corrupt(path, "it does not begin with a chunk header", ctx);
+    big = d[1] == BIG;
     format = d[7];
     chunk_evt = read_uint(d + 12, 8, big);
     chunk_def = read_uint(d + 20, 8, big);
@@ -121,6 +144,142 @@ int tsync__otf2_guard_anchor(const char *path, tsync_ctx *ctx)
                          "anchors are a few hundred bytes)", path, ANCHOR_MAX >> 20);
     else
         rc = check_anchor_bytes(path, d, n, ctx);
+    free(d);
+    fclose(f);
+    return rc;
+}
+
+/* ---- definition and event files ---------------------------------------- */
+
+static const char *const kind_name[] = { "global definition", "local definition", "event" };
+
+static int corrupt_file(const char *path, enum tsync__otf2_file kind, tsync_ctx *ctx,
+                        const char *fmt, ...) TSYNC_PRINTF(4, 5);
+static int corrupt_file(const char *path, enum tsync__otf2_file kind, tsync_ctx *ctx,
+                        const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    return tsync__fail(ctx, TSYNC_EFORMAT, "%s: corrupt OTF2 %s file: %s", path, kind_name[kind], what);
+}
+
+/* A compressed integer at *pos of rec[0..len): a byte n, then n bytes (0xff: the
+ * undefined value, as large as can be). 0 when it does not fit or n is not valid. */
+static int compressed(const unsigned char *rec, uint64_t len, uint64_t *pos, int big, uint64_t *v)
+{
+    unsigned n = *pos < len ? rec[*pos] : 9;
+    if (n == 0xff) {
+        *v = UINT64_MAX;
+        *pos += 1;
+        return 1;
+    }
+    if (n > 8 || *pos + 1 + n > len)
+        return 0;
+    *v = read_uint(rec + *pos + 1, n, big);
+    *pos += 1 + n;
+    return 1;
+}
+
+/* Records whose array libotf2 allocates by the count it reads (mapping table: type
+ * byte, then the id map's count; group: self, name, a type byte, then the count)
+ * against the record: every item takes a byte at least. */
+static int check_counts(const char *path, enum tsync__otf2_file kind, unsigned type,
+                        const unsigned char *rec, uint64_t len, int big, uint64_t at, tsync_ctx *ctx)
+{
+    uint64_t pos = 0, count = UINT64_MAX, skip;
+    const char *what, *items;
+    int ok;
+    if (kind == TSYNC_OTF2_LOCAL_DEFS && type == LOCAL_MAPPING_TABLE) {
+        what = "mapping table", items = "ids";
+        pos = 1;
+        ok = compressed(rec, len, &pos, big, &count);
+    } else if (kind != TSYNC_OTF2_EVENTS && type == DEF_GROUP) {
+        what = "group", items = "members";
+        ok = compressed(rec, len, &pos, big, &skip) && compressed(rec, len, &pos, big, &skip) &&
+             ++pos <= len && compressed(rec, len, &pos, big, &count);
+    } else
+        return TSYNC_OK;
+    if (!ok || count > len - pos)
+        return corrupt_file(path, kind, ctx, "the %s at byte %llu claims %llu %s in a record of "
+                            "%llu bytes", what, (unsigned long long)at,
+                            (unsigned long long)count, items, (unsigned long long)len);
+    return TSYNC_OK;
+}
+
+/* The records of one chunk of a definition file, d[0..n) with its header. */
+static int check_def_chunk(const char *path, enum tsync__otf2_file kind, const unsigned char *d,
+                           size_t n, uint64_t offset, tsync_ctx *ctx)
+{
+    int big = d[1] == BIG, rc;
+    for (size_t pos = CHUNK_HEADER_SIZE; pos < n;) {
+        size_t at = pos;
+        unsigned type = d[pos++];
+        uint64_t len;
+        if (type <= END_OF_FILE)
+            return TSYNC_OK;
+        len = pos < n ? d[pos++] : UINT64_MAX;
+        if (len == 0xff)
+            len = pos + 8 <= n ? (pos += 8, read_uint(d + pos - 8, 8, big)) : UINT64_MAX;
+        if (len > n - pos)
+            return corrupt_file(path, kind, ctx, "the record at byte %llu is longer than the "
+                                "%zu bytes left in its chunk", (unsigned long long)(offset + at),
+                                n - pos);
+        if ((rc = check_counts(path, kind, type, d + pos, len, big, offset + at, ctx)))
+            return rc;
+        pos += len;
+    }
+    return TSYNC_OK;
+}
+
+int tsync__otf2_guard_file(const char *path, enum tsync__otf2_file kind, uint64_t chunk, tsync_ctx *ctx)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *d = NULL;
+    struct stat sb;
+    int rc = TSYNC_OK, endian = -1;
+    if (!f)
+        return tsync__fail(ctx, TSYNC_EIO, "%s: %s", path, strerror(errno));
+    if (fstat(fileno(f), &sb) != 0) {
+        rc = tsync__fail(ctx, TSYNC_EIO, "%s: %s", path, strerror(errno));
+        goto out;
+    }
+    if (sb.st_size == 0) {
+        rc = corrupt_file(path, kind, ctx, "it is empty");
+        goto out;
+    }
+    /* Event files can be large: their chunk headers only, a few bytes a chunk. */
+    if (!(d = malloc(kind == TSYNC_OTF2_EVENTS ? CHUNK_HEADER_SIZE : chunk))) {
+        rc = tsync__oom(ctx);
+        goto out;
+    }
+    for (uint64_t off = 0; off < (uint64_t)sb.st_size && rc == TSYNC_OK; off += chunk) {
+        uint64_t left = (uint64_t)sb.st_size - off;
+        size_t want = kind == TSYNC_OTF2_EVENTS ? CHUNK_HEADER_SIZE : left < chunk ? left : chunk;
+        size_t got;
+        if (fseeko(f, (off_t)off, SEEK_SET) != 0) {
+            rc = tsync__fail(ctx, TSYNC_EIO, "%s: %s", path, strerror(errno));
+            break;
+        }
+        got = fread(d, 1, want, f);
+        if (ferror(f))
+            rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot read: %s", path, strerror(errno));
+        else if (got < CHUNK_HEADER_SIZE)
+            rc = corrupt_file(path, kind, ctx, "its chunk at byte %llu ends inside its header",
+                              (unsigned long long)off);
+        else if (d[0] != CHUNK_HEADER || (d[1] != LITTLE && d[1] != BIG) ||
+                 (endian >= 0 && d[1] != endian))
+            rc = corrupt_file(path, kind, ctx, "no chunk header at byte %llu (chunks of %llu "
+                              "bytes)", (unsigned long long)off, (unsigned long long)chunk);
+        else {
+            endian = d[1];
+            if (kind != TSYNC_OTF2_EVENTS)
+                rc = check_def_chunk(path, kind, d, got, off, ctx);
+        }
+    }
+out:
     free(d);
     fclose(f);
     return rc;

@@ -122,12 +122,29 @@ int tsync__otf2_split_anchor(const char *path, char **dir, char **name, tsync_ct
  *
  * libotf2 keeps every chunk of a writer in memory until the writer is closed, up
  * to 128 MiB per writer, unless told otherwise. Our allocator hands an event
- * writer at most EVT_CHUNKS chunks: when they are full, libotf2 flushes them to the
- * file and starts again. The flush callbacks always say "flush"; there is no
- * post-flush callback, because with one libotf2 writes a BufferFlush event into the
- * stream at every flush, which would be an event that was not in the input.
+ * writer chunks up to EVT_BYTES (at least one): when they are full, libotf2 flushes
+ * them to the file and starts again. The flush callbacks always say "flush"; there
+ * is no post-flush callback, because with one libotf2 writes a BufferFlush event
+ * into the stream at every flush, which would be an event that was not in the input.
+ *
+ * Event chunks are at least STAGING bytes, libotf2's file write buffer
+ * (OTF2_FILE_BUFFER_SIZE in its OTF2_File.c, 3.x). libotf2 collects writes smaller
+ * than that buffer in it and writes the buffer out when it fills; when that write
+ * fails (a full disk, a file size limit), it frees the buffer but keeps the pointer
+ * and its fill, and the next write to the file, or closing it, uses the freed
+ * memory: a crash or a double free. A write of a whole buffer's size or more goes
+ * to the file directly. With chunks that large, only the end of an event file (its
+ * last, partial chunk) and a definition file (written in one piece) pass through
+ * the buffer, once, when the file is closed: a failure there is reported, and the
+ * file is not touched again.
  */
-#define EVT_CHUNKS 4
+#define STAGING (4u << 20)
+#define EVT_BYTES STAGING
+
+uint64_t tsync__otf2_write_chunk_evt(uint64_t chunk)
+{
+    return chunk < STAGING ? STAGING : chunk;
+}
 
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final)
 {
@@ -156,7 +173,7 @@ static void *mem_allocate(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void
             return NULL;
         *per_buffer = cs;
     }
-    if (ft == OTF2_FILETYPE_EVENTS && cs->n >= EVT_CHUNKS)
+    if (ft == OTF2_FILETYPE_EVENTS && cs->n > 0 && (cs->n + 1) * size > EVT_BYTES)
         return NULL;
     if (tsync__reserve((void **)&cs->chunk, &cs->cap, cs->n + 1, sizeof(*cs->chunk)) ||
         !(p = malloc(size)))

@@ -38,6 +38,11 @@ const char *tsync__otf2_watch_first_here(unsigned long mark);
 OTF2_ErrorCode tsync__otf2_reader_threads(OTF2_Reader *reader);
 OTF2_ErrorCode tsync__otf2_archive_threads(OTF2_Archive *archive);
 
+/* The event chunk size to open an archive for writing with, for one of `chunk`
+ * bytes: at least libotf2's file write buffer (4 MiB), which libotf2 cannot use
+ * again after a write of it failed (see otf2_io.c). */
+uint64_t tsync__otf2_write_chunk_evt(uint64_t chunk);
+
 /* Sets up a new archive for writing: bounded memory per event writer, flushes to
  * the files without BufferFlush records, serial collectives. */
 OTF2_ErrorCode tsync__otf2_archive_setup(OTF2_Archive *archive);

@@ -21,6 +21,7 @@ struct tsync_otf2_read {
     struct tsync_sink *sink;    /* of the definitions pass */
     int failed;                 /* an error was recorded in the sink's context */
     int have_clock;
+    uint64_t chunk_evt, chunk_def; /* the anchor's chunk sizes */
 
     struct tsync_otf2_string *strings; size_t n_strings, cap_strings;
     struct tsync_otf2_stn *stns; size_t n_stns, cap_stns;

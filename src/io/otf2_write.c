@@ -300,7 +300,8 @@ static int copy_archive(struct write_state *w, const char *tmpdir, const char *n
     }
     OTF2_Reader_SetSerialCollectiveCallbacks(w->reader);
     OTF2_Reader_GetChunkSize(w->reader, &chunk_evt, &chunk_def);
-    w->archive = OTF2_Archive_Open(tmpdir, name, OTF2_FILEMODE_WRITE, chunk_evt, chunk_def,
+    w->archive = OTF2_Archive_Open(tmpdir, name, OTF2_FILEMODE_WRITE,
+                                   tsync__otf2_write_chunk_evt(chunk_evt), chunk_def,
                                    OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!w->archive) {
         rc = tsync__fail(w->ctx, TSYNC_EIO, "%s: cannot create an archive (%s)", tmpdir,
@@ -422,16 +423,10 @@ int tsync__otf2_write(const tsync_trace *t, const tsync_timeline *tl, const char
     OTF2_Error_RegisterCallback(tsync__otf2_quiet_errors, NULL);
     w.watch = tsync__otf2_watch_begin();
     rc = copy_archive(&w, tmpdir, name);
-    if (rc == TSYNC_OK && tsync__otf2_watch_failed(w.watch, why, sizeof(why))) {
-        size_t k = strlen(tmpdir);  /* names the file as it would have been in OUTDIR */
-        int in_tmp = strncmp(why, tmpdir, k) == 0;
-        size_t o = strlen(outdir);
-        while (o > 1 && outdir[o - 1] == '/')
-            o--;
-        rc = tsync__fail(ctx, TSYNC_EIO, "%.*s/%s.otf2: cannot write the corrected archive: "
-                         "%.*s%s; nothing was written", (int)o, outdir, name, in_tmp ? (int)o : 0,
-                         outdir, in_tmp ? why + k : why);
-    }
+    if (rc == TSYNC_OK && tsync__otf2_watch_failed(w.watch, why, sizeof(why)))
+        rc = tsync__fail(ctx, TSYNC_EIO, "%s/%s.otf2: cannot write the corrected archive: %s",
+                         tmpdir, name, why);
+    rc = tsync__outdir_failed(rc, tmpdir, ctx);
     if (rc == TSYNC_OK) {
         /* The directory before its anchor: an archive is complete when its anchor appears. */
         char *parts[3] = { tsync__strfmt("%s", name), tsync__strfmt("%s.def", name),

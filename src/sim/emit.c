@@ -45,7 +45,9 @@ static int stamp(struct tsync_sim *s, uint32_t rank, int64_t *t, uint64_t at[2])
     return 0;
 }
 
-/* Keeps the first error of either builder. */
+/* Keeps the first error of either builder. Once one has failed, the other is not
+ * called again: libotf2 reports errors process-wide, so its message would name the
+ * first failure as its own and replace the first builder's. */
 static void note(struct tsync_sim *s, int rc)
 {
     if (rc && !s->rc)
@@ -58,7 +60,7 @@ static void note(struct tsync_sim *s, int rc)
     do {                                                                                 \
         uint64_t at_[2];                                                                 \
         if (stamp(s, rank, &t, at_) == 0)                                                \
-            for (int k_ = 0; k_ < 2; k_++) {                                             \
+            for (int k_ = 0; k_ < 2 && !s->rc; k_++) {                                   \
                 struct tsync_otf2_builder *B = s->out[k_];                               \
                 uint64_t AT = at_[k_];                                                   \
                 note(s, CALL);                                                           \
@@ -116,6 +118,7 @@ void tsync__sim_clock_offset(struct tsync_sim *s, uint32_t rank, int64_t t, int6
     if (s->rc)
         return;
     note(s, tsync__otf2_build_clock_offset(s->out[0], rank, (uint64_t)local, offset, 0.0));
-    note(s, tsync__otf2_build_clock_offset(s->out[1], rank, (uint64_t)t, 0, 0.0));
+    if (!s->rc)
+        note(s, tsync__otf2_build_clock_offset(s->out[1], rank, (uint64_t)t, 0, 0.0));
     s->offsets++;
 }

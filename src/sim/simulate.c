@@ -396,13 +396,14 @@ int tsync_sim_run(tsync_sim_result *out, const tsync_sim_opts *o, const char *ou
         rc = tsync__hosts_run(&s, &res, tmp);
     else if ((rc = open_archives(&s, tmp)) == TSYNC_OK)
         rc = run_phases(&s, &res);
-    for (int k = 0; k < 2; k++) { /* close both, keep the first error */
-        int c = tsync__otf2_build_close(s.out[k]);
-        if (!rc)
-            rc = c;
+    for (int k = 0; k < 2; k++) { /* close both; the first error is the run's */
+        if (rc)
+            tsync__otf2_build_abandon(s.out[k]);
+        else
+            rc = tsync__otf2_build_close(s.out[k]);
         s.out[k] = NULL;
     }
-    if (rc)
+    if ((rc = tsync__outdir_failed(rc, tmp, ctx)))
         goto out;
     res.events = s.events;
     res.messages = s.messages;
@@ -413,7 +414,7 @@ int tsync_sim_run(tsync_sim_result *out, const tsync_sim_opts *o, const char *ou
         rc = tsync__oom(ctx);
         goto out;
     }
-    if ((rc = write_scenario(&s, &res, json)))
+    if ((rc = tsync__outdir_failed(write_scenario(&s, &res, json), tmp, ctx)))
         goto out;
     rc = tsync__outdir_finish(tmp, outdir, outputs, sizeof(outputs) / sizeof(outputs[0]), ctx);
     tmp = NULL;

@@ -385,6 +385,28 @@ out:
     return rc;
 }
 
+int tsync__outdir_failed(int rc, const char *tmpdir, tsync_ctx *ctx)
+{
+    static const char nothing[] = "; nothing was written";
+    const char *err = tsync_ctx_error(ctx), *hit, *slash = strrchr(tmpdir, '/');
+    size_t keep = slash ? (size_t)(slash - tmpdir) : 0, n = strlen(tmpdir);
+    char *msg;
+    if (rc == TSYNC_OK || !err || !*err || !slash || !(msg = malloc(strlen(err) + sizeof(nothing))))
+        return rc;
+    /* OUTDIR/.tracesync-...-XXXXXX/name -> OUTDIR/name, every time it occurs */
+    msg[0] = '\0';
+    while ((hit = strstr(err, tmpdir))) {
+        strncat(msg, err, (size_t)(hit - err) + keep);
+        err = hit + n;
+    }
+    strcat(msg, err);
+    if (!strstr(msg, nothing))
+        strcat(msg, nothing);
+    tsync__fail(ctx, rc, "%s", msg);
+    free(msg);
+    return rc;
+}
+
 void tsync__outdir_end(char *tmpdir)
 {
     if (!tmpdir)

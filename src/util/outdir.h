@@ -33,6 +33,11 @@ int tsync__outdir_create_file(FILE **f, const char *tmpdir, const char *name, co
 int tsync__outdir_finish_file(FILE *f, char *tmpdir, const char *outdir, const char *name,
                               const char *final, tsync_ctx *ctx);
 
+/* For a run that failed (rc < 0) while writing into tmpdir: the error in ctx names
+ * the files as they would have been in OUTDIR (tmpdir is removed; libotf2 names
+ * the files it wrote there) and says that nothing was written. Returns rc. */
+int tsync__outdir_failed(int rc, const char *tmpdir, tsync_ctx *ctx);
+
 /* Removes tmpdir (with earlier outputs that commit replaced) and frees it. */
 void tsync__outdir_end(char *tmpdir);
 

@@ -59,15 +59,16 @@ truncate -s $((size / 2)) "$evt"
 run 2 "$TRACESYNC" check trunc/traces.otf2
 contains err.txt "trunc/traces.otf2: location"
 
-# Truncated and corrupt global definitions.
+# Truncated and corrupt global definitions: refused before libotf2 reads them.
 cp -r good corrupt
 truncate -s $(($(wc -c <corrupt/traces.def) / 2)) corrupt/traces.def
 run 2 "$TRACESYNC" check corrupt/traces.otf2
-contains err.txt "corrupt/traces.otf2: global definitions are corrupt"
+contains err.txt "corrupt/traces.def: corrupt OTF2 global definition file: the record at byte"
+contains err.txt "is longer than the"
 cp -r good garbage
 printf 'XXXXXXXXXXXXXXXXXXXXXXXX' | dd of=garbage/traces.def bs=1 seek=0 conv=notrunc 2>/dev/null
 run 2 "$TRACESYNC" check garbage/traces.otf2
-contains err.txt "garbage/traces.otf2"
+contains err.txt "garbage/traces.def: corrupt OTF2 global definition file: no chunk header at byte 0"
 
 # An empty trace: locations but no events.
 cat > empty.tsf <<'S'

@@ -33,6 +33,20 @@ contains err.txt "File is too large"
 nothing_in full-sim
 [ "$(find . -name '*Buffer deletion*' -o -name '.tracesync-*' | wc -l)" -eq 0 ] || fail "leftovers"
 
+# A write that fails in the middle of a large run, once a location has more than
+# libotf2's 4 MiB file buffer of events (libotf2 used that buffer after freeing it:
+# a crash, or a double free).
+limited 2 1 "$TRACESYNC" simulate --scenario smoke --duration 10h -o full-long -q
+contains err.txt "full-long/trace/"
+contains err.txt ".evt: File is too large; nothing was written"
+nothing_in full-long
+run 0 "$TRACESYNC" simulate --scenario smoke --events 1500000 -o big -q
+[ "$(stat -c %s big/trace/0.evt)" -gt $((5 << 20)) ] || fail "big/trace/0.evt: too small to test"
+limited 2 1 "$TRACESYNC" sync big/trace.otf2 -o full-big -q
+contains err.txt "full-big/trace/"
+contains err.txt ".evt: File is too large; nothing was written"
+nothing_in full-big
+
 # A report that fails only when written (it is larger than the limit, the corrected
 # files are not): neither the trace nor the report is in place.
 limited 2 16 "$TRACESYNC" sync sim/trace.otf2 -o rep-sync --report rep-sync/r.json -q
@@ -57,20 +71,35 @@ limited 2 1 "$TRACESYNC" sync sim/trace.otf2 -o keep -q --estimator none
 [ "$(tree_sum keep)" = "$before" ] || fail "the earlier output changed"
 
 # A real full disk, where mounting one is allowed (root in CI).
-mkdir -p small
-if mount -t tmpfs -o size=24k tmpfs small 2>/dev/null; then
+# on_full_tmpfs SIZE TRACE SIMULATE_OPTION...: sync TRACE and simulate into a tmpfs of
+# SIZE (stderr to err.txt and err2.txt); both must exit 2 and leave nothing there.
+on_full_tmpfs() {
+    size=$1 trace=$2
+    shift 2
+    mount -t tmpfs -o size="$size" tmpfs small
     set +e
-    "$TRACESYNC" sync sim/trace.otf2 -o small/out -q >out.txt 2>err.txt
+    "$TRACESYNC" sync "$trace" -o small/out -q >out.txt 2>err.txt
     rc=$?
-    "$TRACESYNC" simulate --scenario smoke -o small/sim -q >out2.txt 2>err2.txt
+    "$TRACESYNC" simulate --scenario smoke "$@" -o small/sim -q >out2.txt 2>err2.txt
     rc2=$?
     left=$(find small -mindepth 2)
     set -e
     umount small
-    [ "$rc" -eq 2 ] && [ "$rc2" -eq 2 ] || fail "full tmpfs: exit $rc and $rc2, expected 2"
+    [ "$rc" -eq 2 ] && [ "$rc2" -eq 2 ] || fail "tmpfs of $size: exit $rc and $rc2, expected 2"
+    [ -z "$left" ] || fail "tmpfs of $size: left $left"
+}
+mkdir -p small
+if mount -t tmpfs -o size=24k tmpfs small 2>/dev/null; then
+    umount small
+    on_full_tmpfs 24k sim/trace.otf2
     contains err.txt "No space left on device"
     contains err2.txt "No space left on device"
-    [ -z "$left" ] || fail "full tmpfs: left $left"
+    # ... and one that fills up in the middle of a large run.
+    on_full_tmpfs 6m big/trace.otf2 --duration 10h
+    contains err.txt "small/out/trace/"
+    contains err.txt ".evt: No space left on device; nothing was written"
+    contains err2.txt "small/sim/t"
+    contains err2.txt ".evt: No space left on device; nothing was written"
 else
     echo "tmpfs not mountable here: the full disk is tested with the file size limit only"
 fi
@@ -85,7 +114,6 @@ contains err.txt "csvfull/big.csv: cannot write: File too large"
 nothing_in csvfull
 
 # SIGTERM or SIGINT while writing: the temporary output goes with the process.
-run 0 "$TRACESYNC" simulate --scenario smoke --events 400000 -o big -q
 cat >killrun.py <<'P'
 import glob, os, subprocess, sys, time
 sig, outdir, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3:]

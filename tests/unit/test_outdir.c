@@ -10,6 +10,8 @@
 
 #include "tmpfile.h"
 #include "tracesync/common.h"
+#include "util/ctx.h"
+#include "util/outdir.h"
 
 /* The file's text ("" when missing), in buf. */
 static const char *slurp(const char *path, char *buf, size_t n)
@@ -87,10 +89,32 @@ static void test_held_outputs_land_together(void **state)
     tsync_ctx_free(ctx);
 }
 
+/* A failure inside the temporary directory names the files as they would have been
+ * in OUTDIR, and says once that nothing was written. */
+static void test_failure_names_outdir(void **state)
+{
+    static const char want[] = "out/t.otf2: rank 3: out/t/3.evt: File too large; nothing was written";
+    const char *tmp = "out/.tracesync-7@h-abcdef";
+    tsync_ctx *ctx;
+    (void)state;
+    assert_int_equal(tsync_ctx_new(&ctx), 0);
+    tsync__fail(ctx, TSYNC_EIO, "%s/t.otf2: rank 3: %s/t/3.evt: File too large", tmp, tmp);
+    assert_int_equal(tsync__outdir_failed(TSYNC_EIO, tmp, ctx), TSYNC_EIO);
+    assert_string_equal(tsync_ctx_error(ctx), want);
+    assert_int_equal(tsync_ctx_error_code(ctx), TSYNC_EIO);
+    assert_int_equal(tsync__outdir_failed(TSYNC_EIO, tmp, ctx), TSYNC_EIO);
+    assert_string_equal(tsync_ctx_error(ctx), want);
+    /* Success leaves the context alone. */
+    assert_int_equal(tsync__outdir_failed(TSYNC_OK, tmp, ctx), TSYNC_OK);
+    assert_string_equal(tsync_ctx_error(ctx), want);
+    tsync_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_held_outputs_land_together),
+        cmocka_unit_test(test_failure_names_outdir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
