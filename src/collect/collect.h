@@ -37,6 +37,7 @@
     X(TESTALL, "MPI_Testall", OTF2_REGION_ROLE_POINT2POINT)                                              \
     X(TESTANY, "MPI_Testany", OTF2_REGION_ROLE_POINT2POINT)                                              \
     X(TESTSOME, "MPI_Testsome", OTF2_REGION_ROLE_POINT2POINT)                                            \
+    X(REQUEST_FREE, "MPI_Request_free", OTF2_REGION_ROLE_FUNCTION)                                       \
     X(BARRIER, "MPI_Barrier", OTF2_REGION_ROLE_BARRIER) X(BCAST, "MPI_Bcast", OTF2_REGION_ROLE_COLL_ONE2ALL) \
     X(REDUCE, "MPI_Reduce", OTF2_REGION_ROLE_COLL_ALL2ONE)                                               \
     X(ALLREDUCE, "MPI_Allreduce", OTF2_REGION_ROLE_COLL_ALL2ALL)                                         \

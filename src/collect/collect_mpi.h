@@ -23,14 +23,21 @@ struct tsc_comm_def {
 };
 extern struct tsc_comm_def *tsc_comm_defs;
 extern size_t tsc_n_comm_defs;
+/* Frees the communicators' and the requests' memory. */
 void tsc_comms_free(void);
 
-/* Non-blocking requests (comms.c): a request id per pending handle. */
+/* Non-blocking requests (comms.c): a request id per posted request, kept with its
+ * handle until it completes. MPI may give one handle to several pending requests
+ * (Open MPI: to every small MPI_Isend, complete when posted); a completion or a
+ * free of the handle is then the oldest one's. */
 uint64_t tsc_request_add(MPI_Request handle, uint32_t comm, bool recv);
 /* After handle completed with status (which must not be MPI_STATUS_IGNORE):
  * records MpiIsendComplete, MpiIrecv or MpiRequestCancelled if it is ours, at the
  * last reading (tsc_tick after the call). */
 void tsc_request_done(MPI_Request handle, const MPI_Status *status);
+/* After MPI_Request_free of handle: forgets it (nothing is recorded: the request
+ * completes out of the program's sight). */
+void tsc_request_freed(MPI_Request handle);
 
 /* Bytes in count items of type. */
 static inline uint64_t tsc_bytes(int count, MPI_Datatype type)

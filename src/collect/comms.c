@@ -3,13 +3,15 @@
  * A created communicator is named by its rank 0 ((world rank + 1) << 16 | a
  * counter of that rank), broadcast over the new communicator, so every member
  * writes the same CommRef and only rank 0 keeps the definition (its members as
- * world ranks) for the archive. Requests get ids in posting order; a small open
- * addressing table finds them by handle when they complete. */
+ * world ranks) for the archive. Requests get ids in posting order; the table of
+ * requests.c finds them by handle when they complete, the oldest first when
+ * several pending requests share a handle. */
 #include <otf2/otf2.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collect/collect_mpi.h"
+#include "collect/requests.h"
 
 struct comm_entry {
     MPI_Comm handle;
@@ -18,6 +20,7 @@ struct comm_entry {
 static struct comm_entry *comms;
 static size_t n_comms, cap_comms;
 static uint32_t comm_counter;
+static struct tsc_requests pending; /* keyed by the handle's value */
 
 struct tsc_comm_def *tsc_comm_defs;
 size_t tsc_n_comm_defs;
@@ -107,115 +110,49 @@ void tsc_comms_free(void)
     free(comms);
     tsc_comm_defs = NULL, comms = NULL;
     tsc_n_comm_defs = n_comms = cap_comms = 0;
+    tsc_requests_free(&pending);
 }
 
-/* Pending requests: open addressing on the handle, linear probing, tombstones
- * avoided by backward-shift deletion. */
-struct req_entry {
-    MPI_Request handle; /* MPI_REQUEST_NULL: empty */
-    uint64_t id;
-    uint32_t comm;
-    bool recv;
-};
-static struct req_entry *reqs;
-static size_t n_reqs, cap_reqs; /* cap a power of 2 */
-
-static size_t req_hash(MPI_Request h)
+static uint64_t handle_value(MPI_Request h)
 {
-    uint64_t x = (uint64_t)(uintptr_t)h;
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    return (size_t)x;
-}
-
-static int req_grow(void)
-{
-    size_t cap = cap_reqs ? 2 * cap_reqs : 64;
-    struct req_entry *t = malloc(cap * sizeof *t);
-    if (!t)
-        return -1;
-    for (size_t i = 0; i < cap; i++)
-        t[i].handle = MPI_REQUEST_NULL;
-    for (size_t i = 0; i < cap_reqs; i++)
-        if (reqs[i].handle != MPI_REQUEST_NULL) {
-            size_t j = req_hash(reqs[i].handle) & (cap - 1);
-            while (t[j].handle != MPI_REQUEST_NULL)
-                j = (j + 1) & (cap - 1);
-            t[j] = reqs[i];
-        }
-    free(reqs);
-    reqs = t, cap_reqs = cap;
-    return 0;
+    return (uint64_t)(uintptr_t)h;
 }
 
 uint64_t tsc_request_add(MPI_Request handle, uint32_t comm, bool recv)
 {
     uint64_t id = tsc.next_request++;
-    if ((n_reqs + 1) * 2 > cap_reqs && req_grow() != 0)
-        return id;
-    size_t j = req_hash(handle) & (cap_reqs - 1);
-    while (reqs[j].handle != MPI_REQUEST_NULL && reqs[j].handle != handle)
-        j = (j + 1) & (cap_reqs - 1);
-    if (reqs[j].handle == MPI_REQUEST_NULL)
-        n_reqs++;
-    reqs[j] = (struct req_entry){ handle, id, comm, recv };
-    return id;
-}
-
-static struct req_entry *req_find(MPI_Request handle)
-{
-    if (!cap_reqs || handle == MPI_REQUEST_NULL)
-        return NULL;
-    size_t j = req_hash(handle) & (cap_reqs - 1);
-    while (reqs[j].handle != MPI_REQUEST_NULL) {
-        if (reqs[j].handle == handle)
-            return &reqs[j];
-        j = (j + 1) & (cap_reqs - 1);
-    }
-    return NULL;
-}
-
-static void req_remove(struct req_entry *e)
-{
-    size_t i = (size_t)(e - reqs), mask = cap_reqs - 1;
-    size_t j = i;
-    for (;;) { /* backward shift: keep every probe chain unbroken */
-        j = (j + 1) & mask;
-        if (reqs[j].handle == MPI_REQUEST_NULL)
-            break;
-        size_t home = req_hash(reqs[j].handle) & mask;
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            reqs[i] = reqs[j];
-            i = j;
-        }
-    }
-    reqs[i].handle = MPI_REQUEST_NULL;
-    n_reqs--;
+    tsc_requests_add(&pending, handle_value(handle), (struct tsc_request){ id, comm, recv });
+    return id; /* out of memory, its completion is not recorded */
 }
 
 void tsc_request_done(MPI_Request handle, const MPI_Status *status)
 {
-    struct req_entry *e = req_find(handle);
-    if (!e)
+    struct tsc_request e;
+    if (handle == MPI_REQUEST_NULL || !tsc_requests_take(&pending, handle_value(handle), &e))
         return;
     int cancelled = 0;
     PMPI_Test_cancelled(status, &cancelled);
     if (cancelled) {
-        tsc_record_now(TSC_REQUEST_CANCELLED)->b = e->id;
-    } else if (e->recv) { /* the status names the sender */
+        tsc_record_now(TSC_REQUEST_CANCELLED)->b = e.id;
+    } else if (e.recv) { /* the status names the sender */
         int bytes = 0;
         PMPI_Get_count(status, MPI_BYTE, &bytes);
         if (status->MPI_SOURCE != MPI_PROC_NULL) {
             struct tsc_rec *r = tsc_record_now(TSC_IRECV);
-            r->comm = e->comm;
+            r->comm = e.comm;
             r->peer = (uint32_t)status->MPI_SOURCE;
             r->tag = (uint32_t)status->MPI_TAG;
             r->a = bytes > 0 ? (uint64_t)bytes : 0;
-            r->b = e->id;
+            r->b = e.id;
         }
     } else {
-        tsc_record_now(TSC_ISEND_COMPLETE)->b = e->id;
+        tsc_record_now(TSC_ISEND_COMPLETE)->b = e.id;
     }
-    req_remove(e);
+}
+
+void tsc_request_freed(MPI_Request handle)
+{
+    struct tsc_request e;
+    if (handle != MPI_REQUEST_NULL)
+        tsc_requests_take(&pending, handle_value(handle), &e);
 }

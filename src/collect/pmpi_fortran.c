@@ -200,6 +200,8 @@ FORTRAN(mpi_testany, (const fint *n, fint *requests, fint *index, fint *flag, fi
             })
 SOME(mpi_waitsome, MPI_Waitsome)
 SOME(mpi_testsome, MPI_Testsome)
+FORTRAN(mpi_request_free, (fint * request, fint *ierr), MPI_Request r = MPI_Request_f2c(*request);
+        int rc = MPI_Request_free(&r); OUT(request, MPI_Request_c2f, r))
 
 /* Collectives */
 FORTRAN(mpi_barrier, (const fint *comm, fint *ierr), int rc = MPI_Barrier(COMM(comm)))

@@ -1,7 +1,8 @@
 /* pmpi_wait.c - completion wrappers: MPI_Wait and MPI_Test and their -all, -any
- * and -some forms. The handles are copied before the call (MPI sets completed ones
- * to MPI_REQUEST_NULL) and the statuses kept even when the program ignores them,
- * so that every completed receive is recorded with its sender, tag and size. */
+ * and -some forms, and MPI_Request_free. The handles are copied before the call
+ * (MPI sets completed ones to MPI_REQUEST_NULL) and the statuses kept even when the
+ * program ignores them, so that every completed receive is recorded with its
+ * sender, tag and size. */
 #include <stdlib.h>
 
 #include "collect/collect_mpi.h"
@@ -177,4 +178,19 @@ int MPI_Testsome(int n, MPI_Request req[], int *outcount, int indices[], MPI_Sta
     if (!tsc.active)
         return PMPI_Testsome(n, req, outcount, indices, statuses);
     return some(TSC_R_TESTSOME, n, req, outcount, indices, statuses, true);
+}
+
+/* A freed request completes unseen: it has no completion event (as in Score-P),
+ * and its handle may come back for the next request. */
+int MPI_Request_free(MPI_Request *request)
+{
+    if (!tsc.active)
+        return PMPI_Request_free(request);
+    MPI_Request h = *request;
+    tsc_enter(TSC_R_REQUEST_FREE);
+    int rc = PMPI_Request_free(request);
+    if (rc == MPI_SUCCESS)
+        tsc_request_freed(h);
+    tsc_leave(TSC_R_REQUEST_FREE);
+    return rc;
 }
