@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 #include "tracesync/sync.h"
 
 /* The name an input's output gets in OUTDIR. */

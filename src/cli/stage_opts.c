@@ -3,8 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "util/units.h"
+#include "cli.h"
 
 enum {
     O_NO_SEGMENT = 1000, O_MIN_SEGMENT, O_MAX_DRIFT, O_NO_OFFSETS, O_MAX_GAP, O_MAX_SEGMENT,
@@ -52,7 +51,7 @@ const struct option *cli_options(const struct option *own, const struct option *
 /* "0.5s", "500ms", "2" (seconds): a non-negative duration. -1 if it is not one. */
 static int parse_duration(const char *arg, double *out)
 {
-    return tsync__parse_seconds(arg, out) == 0 && *out >= 0 ? 0 : -1;
+    return tsync_parse_seconds(arg, out) == 0 && *out >= 0 ? 0 : -1;
 }
 
 /* A number option: the whole argument must be a finite number. */
