@@ -16,7 +16,8 @@ char *tsync_pipeline_report_json(const tsync_pipeline_result *r, tsync_report_ki
                                  tsync_ctx *ctx)
 {
     /* The clc report has always shown 15 significant digits, the sync report 17. */
-    json_t *j = kind == TSYNC_REPORT_CLC ? tsync__report_clc_json(r) : tsync__report_sync_json(r, ctx);
+    json_t *j = kind == TSYNC_REPORT_CLC ? tsync__report_clc_json(r)
+                                         : tsync__report_sync_json(r, ctx);
     char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
                                        (kind == TSYNC_REPORT_CLC ? JSON_REAL_PRECISION(15) : 0))
                    : NULL;

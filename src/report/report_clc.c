@@ -3,9 +3,6 @@
  * corrected, jumps) and how much local intervals changed (Table 4). The times
  * "before" are the CLC's input: pre-synchronized when the ClockOffset records
  * mapped them, with the times as recorded in a column of their own. */
-#include "check/check_json.h"
-#include "clc/clc_report.h"
-#include "metrics/deviation_report.h"
 #include "report/report.h"
 #include "util/units.h"
 

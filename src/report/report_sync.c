@@ -5,11 +5,8 @@
 
 #include <jansson.h>
 
-#include "check/check_json.h"
-#include "clc/clc_report.h"
-#include "estimate/estimate_int.h"
-#include "metrics/deviation_report.h"
 #include "report/report.h"
+#include "estimate/estimate_int.h"
 #include "util/ctx.h"
 #include "util/str.h"
 #include "util/units.h"
