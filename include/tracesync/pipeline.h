@@ -49,9 +49,11 @@ enum {
 #define TSYNC_STAGES_APPLY (TSYNC_STAGE_MAPS | TSYNC_STAGE_WRITE)
 
 /** Options of every stage; initialize with TSYNC_PIPELINE_OPTS_INIT. The minimum
- * latencies of `check` are those of every stage (estimation and the CLC too; the
- * CLC also reads clc.latency_file). `open` NULL reads every node as one clock
- * domain (TSYNC_DOMAIN_NODE, as tsync_trace_open with NULL options). */
+ * latencies of `check` are those of every stage: estimation and the CLC use them
+ * too (the CLC also reads clc.latency_file), and they set the limit for splitting
+ * clock domains (open->split_reversal_s is replaced by TSYNC_SPLIT_LATENCIES x the
+ * larger). `open` NULL reads every node as one clock domain (TSYNC_DOMAIN_NODE, as
+ * tsync_trace_open with NULL options). */
 typedef struct {
     unsigned version;
     unsigned stages;                 /* TSYNC_STAGE_* */

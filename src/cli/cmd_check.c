@@ -1,6 +1,5 @@
 /* cmd_check.c - `tracesync check`: the clock condition report of each input. */
 #include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,13 +70,10 @@ int cmd_check(int argc, char **argv)
     ctx = cli_context(quiet);
     po.stages = TSYNC_STAGES_CHECK;
     po.open = &oo;
-    if (latency && tsync_check_parse_latency(&po.check, latency, ctx)) {
-        cli_usage_error("check", "%s", tsync_ctx_error(ctx));
+    if (cli_parse_latency("check", latency, &po.check, ctx)) {
         tsync_ctx_free(ctx);
         return EXIT_USAGE;
     }
-    oo.split_reversal_s = TSYNC_SPLIT_LATENCIES * fmax(po.check.latency_intra_s,
-                                                      po.check.latency_inter_s);
     if (json && argc - optind > 1)
         printf("[\n");
     for (int i = optind; i < argc; i++) {

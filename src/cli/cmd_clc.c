@@ -23,10 +23,8 @@ static int run(const char *input, tsync_pipeline_opts *po, const char *report_pa
         fprintf(stderr, "tracesync clc: out of memory\n");
         goto out;
     }
-    if (latency && tsync_check_parse_latency(&po->check, latency, ctx)) {
-        cli_usage_error("clc", "%s", tsync_ctx_error(ctx));
+    if (cli_parse_latency("clc", latency, &po->check, ctx))
         goto out;
-    }
     if (tsync_pipeline_run(&r, input, po, ctx) ||
         ((json || report_path) && !(text = tsync_pipeline_report_json(r, TSYNC_REPORT_CLC, ctx)))) {
         rc = cli_fail(ctx, "clc");

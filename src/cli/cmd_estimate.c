@@ -1,7 +1,6 @@
 /* cmd_estimate.c - `tracesync estimate`: time maps from the messages of each input,
  * as a summary for people or as a maps file that `tracesync apply` reads. */
 #include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,13 +103,10 @@ int cmd_estimate(int argc, char **argv)
     ctx = cli_context(quiet);
     po.stages = TSYNC_STAGES_ESTIMATE;
     po.open = &oo;
-    if (latency && tsync_check_parse_latency(&po.check, latency, ctx)) {
-        cli_usage_error("estimate", "%s", tsync_ctx_error(ctx));
+    if (cli_parse_latency("estimate", latency, &po.check, ctx)) {
         tsync_ctx_free(ctx);
         return EXIT_USAGE;
     }
-    oo.split_reversal_s = TSYNC_SPLIT_LATENCIES * fmax(po.check.latency_intra_s,
-                                                      po.check.latency_inter_s);
     if (json && argc - optind > 1)
         printf("[\n");
     for (int i = optind; i < argc && rc == EXIT_OK; i++)

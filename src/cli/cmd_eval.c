@@ -39,8 +39,7 @@ int cmd_eval(int argc, char **argv)
         return cli_usage_error("eval", "expected CORRECTED and TRUTH, got %d argument(s)",
                                argc - optind);
     ctx = cli_context(quiet);
-    if (latency && tsync_check_parse_latency(&eo.check, latency, ctx)) {
-        cli_usage_error("eval", "%s", tsync_ctx_error(ctx));
+    if (cli_parse_latency("eval", latency, &eo.check, ctx)) {
         tsync_ctx_free(ctx);
         return EXIT_USAGE;
     }

@@ -78,8 +78,7 @@ int cmd_sync(int argc, char **argv)
         return EXIT_USAGE;
     ctx = cli_context(quiet);
     tsync_ctx_set_threads(ctx, threads);
-    if (latency && tsync_check_parse_latency(&o.check, latency, ctx)) {
-        cli_usage_error("sync", "%s", tsync_ctx_error(ctx));
+    if (cli_parse_latency("sync", latency, &o.check, ctx)) {
         tsync_ctx_free(ctx);
         return EXIT_USAGE;
     }

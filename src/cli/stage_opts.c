@@ -1,5 +1,7 @@
-/* stage_opts.c - the options of the estimate and clc stages: one table and one
- * parser each, shared by `estimate`, `clc` and `sync` (which runs both stages). */
+/* stage_opts.c - the options of the stages: the minimum latencies (every command
+ * that checks, estimates or runs the clc), and the estimate and clc stages' own,
+ * one table and one parser each, shared by `estimate`, `clc` and `sync` (which
+ * runs both stages). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +48,13 @@ const struct option *cli_options(const struct option *own, const struct option *
             joined[n++] = *o;
     memset(&joined[n], 0, sizeof(joined[n]));
     return joined;
+}
+
+int cli_parse_latency(const char *cmd, const char *spec, tsync_check_opts *o, tsync_ctx *ctx)
+{
+    if (!spec || tsync_check_parse_latency(o, spec, ctx) == 0)
+        return 0;
+    return cli_usage_error(cmd, "%s", tsync_ctx_error(ctx));
 }
 
 /* "0.5s", "500ms", "2" (seconds): a non-negative duration. -1 if it is not one. */

@@ -15,6 +15,7 @@
  * that each one shows its progress on a line of its own. A failure is reported as
  * if the steps ran one by one: the first step's that failed.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,6 +189,7 @@ int tsync_pipeline_run(tsync_pipeline_result **out, const char *input,
                        const tsync_pipeline_opts *opts, tsync_ctx *ctx)
 {
     tsync_pipeline_opts o = TSYNC_PIPELINE_OPTS_INIT;
+    tsync_open_opts open;
     struct pipeline_run *run;
     struct tsync_match_input match;
     struct presync_step pj;
@@ -217,6 +219,14 @@ int tsync_pipeline_run(tsync_pipeline_result **out, const char *input,
     times = (st & ~TSYNC_STAGE_ESTIMATE) != 0;
     side = !tsync__progress_shown(ctx);
     early = presync && side && !(o.open && o.open->domains == TSYNC_DOMAIN_AUTO);
+    if (o.open) {
+        /* A clock domain is split where its messages contradict one clock by more
+         * than a few minimum latencies. */
+        open = *o.open;
+        open.split_reversal_s = TSYNC_SPLIT_LATENCIES * fmax(o.check.latency_intra_s,
+                                                             o.check.latency_inter_s);
+        o.open = &open;
+    }
     o.estimate.latency_intra_s = o.clc.latency_intra_s = o.check.latency_intra_s;
     o.estimate.latency_inter_s = o.clc.latency_inter_s = o.check.latency_inter_s;
     o.clc.presync = 0; /* done here, as a step of its own */

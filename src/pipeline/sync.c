@@ -1,7 +1,5 @@
 /* sync.c - the main job (sync.h): the pipeline with every stage, its options
  * gathered in one place. */
-#include <math.h>
-
 #include "tracesync/sync.h"
 
 int tsync_sync_run(tsync_sync_result **out, const char *input, const char *outdir,
@@ -11,10 +9,6 @@ int tsync_sync_run(tsync_sync_result **out, const char *input, const char *outdi
     tsync_pipeline_opts p = TSYNC_PIPELINE_OPTS_INIT;
     if (opts)
         o = *opts;
-    /* A clock domain is split where its messages contradict one clock by more than
-     * a few minimum latencies. */
-    o.open.split_reversal_s = TSYNC_SPLIT_LATENCIES * fmax(o.check.latency_intra_s,
-                                                            o.check.latency_inter_s);
     p.stages = TSYNC_STAGES_SYNC;
     if (o.estimate.estimator == TSYNC_ESTIMATOR_NONE)
         p.stages &= ~(unsigned)TSYNC_STAGE_ESTIMATE;
