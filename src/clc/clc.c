@@ -8,7 +8,7 @@
  * place): LC' is computed into arrays of the stage, so that a second pass can start
  * again from C. On success LC' replaces the timeline's arrays (tsync_clc_run), or
  * becomes a new timeline and the input stays as it was (tsync__clc_run_new, for
- * the clc command, whose other thread checks the input meanwhile).
+ * the pipeline, whose other thread checks the input meanwhile).
  */
 #include <math.h>
 #include <stdatomic.h>
