@@ -67,6 +67,11 @@ TSYNC_API void tsync_ctx_set_progress(tsync_ctx *ctx, tsync_progress_fn fn, void
  *  default 1. Callbacks are still called from the calling thread only. */
 TSYNC_API void tsync_ctx_set_threads(tsync_ctx *ctx, unsigned threads);
 
+/** Reads a duration as people write it: a finite number with an optional unit ns, us,
+ *  ms, s, min or h ("1.5us", "20 ms"; "2" is 2 s). Returns 0, or TSYNC_EINVAL when the
+ *  text is not one. */
+TSYNC_API int tsync_parse_seconds(const char *text, double *seconds);
+
 /** Outputs are written into OUTDIR/.tracesync-<pid>@<host>-XXXXXX and moved into
  *  place when complete. This removes the temporary directories of the writes under
  *  way, e.g. from a SIGINT or SIGTERM handler before the process ends: it is
@@ -86,6 +91,11 @@ TSYNC_API int tsync_ctx_hold_outputs(tsync_ctx *ctx);
 TSYNC_API int tsync_ctx_commit_outputs(tsync_ctx *ctx);
 /** Removes the held outputs unwritten and stops holding (tsync_ctx_free does too). */
 TSYNC_API void tsync_ctx_drop_outputs(tsync_ctx *ctx);
+/** Before the work: makes the directory of the file `path` (like OUTDIR) and checks
+ *  that the file can be written there. Returns 0, or TSYNC_EIO with the reason
+ *  alone in the context (the directory that cannot be made, or why the file cannot
+ *  be), or TSYNC_ENOMEM. */
+TSYNC_API int tsync_prepare_output(const char *path, tsync_ctx *ctx);
 /** Writes `text` to the file `path` as an output: through a temporary directory
  *  beside it, in place at once or held with the others. Returns 0, or TSYNC_EIO
  *  naming the file and the reason, with nothing written. */

@@ -1,5 +1,6 @@
 /* sync.h - the main job: read, estimate, apply the maps, run the controlled
- * logical clock for what remains, check, write, report.
+ * logical clock for what remains, check, write, report: the pipeline
+ * (pipeline.h) with every stage, as `tracesync sync` runs it.
  *
  * Each stage can be switched off (estimator NONE, clc off). The result keeps every
  * stage's report, before and after, so that a person or a script can see what each
@@ -15,6 +16,7 @@
 #include "tracesync/common.h"
 #include "tracesync/estimate.h"
 #include "tracesync/metrics.h"
+#include "tracesync/pipeline.h"
 #include "tracesync/trace.h"
 
 #ifdef __cplusplus
@@ -38,18 +40,8 @@ typedef struct {
     { TSYNC_SYNC_OPTS_VERSION, TSYNC_OPEN_OPTS_INIT, TSYNC_ESTIMATE_OPTS_INIT, 1,             \
       TSYNC_CLC_OPTS_INIT, TSYNC_CHECK_OPTS_INIT }
 
-/** What the main job did, stage by stage. */
-typedef struct tsync_sync_result {
-    const tsync_trace *trace;            /* the input, as read */
-    char *output;                        /* the corrected file written */
-    const tsync_estimate *estimate;      /* NULL without estimation */
-    const tsync_clc_result *clc;         /* NULL without the CLC */
-    const tsync_check_report *before;    /* raw timestamps */
-    const tsync_check_report *after_maps;/* after the maps, before the CLC (NULL without maps) */
-    const tsync_check_report *after;     /* the output */
-    tsync_deviation position, distance;  /* output against raw: Table 4 of seed 002 */
-    int64_t shift_ticks;                 /* added to every time so that none is negative */
-} tsync_sync_result;
+/** What the main job did, stage by stage (pipeline.h). */
+typedef tsync_pipeline_result tsync_sync_result;
 
 /**
  * Synchronizes the trace at `input` and writes it into `outdir` (same file name).
@@ -60,11 +52,9 @@ TSYNC_API int tsync_sync_run(tsync_sync_result **out, const char *input, const c
                              const tsync_sync_opts *opts, tsync_ctx *ctx);
 TSYNC_API void tsync_sync_result_free(tsync_sync_result *r);
 
-/** A short summary for people, with units. */
+/** A short summary for people, with units (the TSYNC_REPORT_SYNC report). */
 TSYNC_API void tsync_sync_result_print(const tsync_sync_result *r, FILE *out);
-/** The full report as JSON text (malloc'ed; NULL when out of memory): input, output,
- * grouping, estimate (maps in the `apply` format, graph, reference), clc, check
- * before / after_maps / after, deviation, shift_ticks. */
+/** The full report as JSON text (tsync_pipeline_report_json, TSYNC_REPORT_SYNC). */
 TSYNC_API char *tsync_sync_result_json(const tsync_sync_result *r, tsync_ctx *ctx);
 
 #ifdef __cplusplus

@@ -1,4 +1,4 @@
-/* tracesync.h - the whole public API of libtracesync.
+/* tracesync.h - the whole public API of libtracesync: every header below.
  *
  * Every call takes a tsync_ctx for error detail and returns 0 or a negative TSYNC_E*
  * code; objects returned through `**out` belong to the caller and have a NULL-safe
@@ -13,5 +13,14 @@
 #include "tracesync/check.h"
 #include "tracesync/timemap.h"
 #include "tracesync/metrics.h"
+#include "tracesync/estimate.h"
+#include "tracesync/clc.h"
+#include "tracesync/eval.h"
+#include "tracesync/pipeline.h"
+#include "tracesync/sync.h"
+#include "tracesync/sim.h"
+
+/* libtracesync-collect has headers of its own: collect.h (the MPI collector's call)
+ * and collect_core.h (its settings and launcher, for `tracesync record`). */
 
 #endif

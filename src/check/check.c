@@ -18,11 +18,11 @@
  * every pair that is has its maximum recorded exactly. The second pass counts the
  * logical violations of the k chosen pairs exactly, one look at each instance.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tracesync/check.h"
+#include "latency/latency.h"
 #include "match/match.h"
 #include "trace/trace.h"
 #include "util/ctx.h"
@@ -65,7 +65,7 @@ struct snd {
 struct check {
     const struct tsync_trace *t;
     tsync_time *const *time;      /* timeline->time */
-    int64_t mu_intra, mu_inter;   /* ticks */
+    struct tsync__latency lat;    /* intra and inter only */
     unsigned k;                   /* worst pairs wanted */
     struct acc p2p, coll;
     struct pair_tab pairs;
@@ -89,7 +89,7 @@ static int64_t sat_sub(int64_t a, int64_t b)
 
 static int64_t mu_of(const struct check *c, uint32_t node_a, uint32_t node_b)
 {
-    return node_a == node_b ? c->mu_intra : c->mu_inter;
+    return tsync__latency_mu(&c->lat, node_a, node_b);
 }
 
 /* ---- worst-pair table: open addressing, linear probing ------------------------ */
@@ -254,7 +254,7 @@ static int eval_receive(struct check *c, size_t ns, tsync_time base, const struc
 {
     const struct snd *A = c->by_time, *N = c->by_node, *B = c->by_loc;
     const double *PA = c->pre_time, *PB = c->pre_loc;
-    int64_t a = c->mu_intra, b = c->mu_inter;
+    int64_t a = c->lat.intra, b = c->lat.inter;
     tsync_time tr = r->t;
     size_t nb, ne, lb, le, ia, ib;
     uint64_t rev, viol;
@@ -506,11 +506,9 @@ static int validate(const struct tsync_trace *t, const struct tsync_timeline *tl
 static int to_ticks(const struct tsync_trace *t, double s, const char *which, int64_t *out,
                     tsync_ctx *ctx)
 {
-    double ticks = s * (double)t->timer_resolution;
-    if (!isfinite(s) || s < 0 || !(ticks < 9.0e18))
+    if (tsync__seconds_to_ticks(s, t->timer_resolution, 9.0e18, out))
         return tsync__fail(ctx, TSYNC_EINVAL, "check: %s-node minimum latency %g s is not a "
                            "usable latency", which, s);
-    *out = (int64_t)llround(ticks);
     return TSYNC_OK;
 }
 
@@ -548,8 +546,8 @@ int tsync_check_run(tsync_check_report **out, const tsync_trace *t, const tsync_
     c.t = t;
     c.ctx = ctx;
     c.k = opts->worst_pairs;
-    if ((rc = to_ticks(t, opts->latency_intra_s, "intra", &c.mu_intra, ctx)) ||
-        (rc = to_ticks(t, opts->latency_inter_s, "inter", &c.mu_inter, ctx)) ||
+    if ((rc = to_ticks(t, opts->latency_intra_s, "intra", &c.lat.intra, ctx)) ||
+        (rc = to_ticks(t, opts->latency_inter_s, "inter", &c.lat.inter, ctx)) ||
         (rc = validate(t, tl, ctx)))
         return rc;
     c.time = tl->time;
@@ -600,8 +598,8 @@ int tsync_check_run(tsync_check_report **out, const tsync_trace *t, const tsync_
     r->unmatched_recvs = t->unmatched_recvs;
     r->latency_intra_s = opts->latency_intra_s;
     r->latency_inter_s = opts->latency_inter_s;
-    r->latency_intra_ticks = c.mu_intra;
-    r->latency_inter_ticks = c.mu_inter;
+    r->latency_intra_ticks = c.lat.intra;
+    r->latency_inter_ticks = c.lat.inter;
     r->timer_resolution = t->timer_resolution;
     tsync__progress(ctx, "checking messages", total, total);
     *out = r;
@@ -628,88 +626,4 @@ void tsync_check_report_free(tsync_check_report *r)
 int tsync_check_report_consistent(const tsync_check_report *r)
 {
     return r && r->violations == 0;
-}
-
-/* ---- the --latency option ------------------------------------------------------------ */
-
-/* One "key=value" item of a latency spec, [item, end). */
-static int parse_item(const char *item, size_t len, double *intra, double *inter, int *seen,
-                      tsync_ctx *ctx)
-{
-    char buf[128];
-    const char *eq, *num, *unit;
-    char *endp;
-    double v;
-    size_t klen;
-    double scale;
-    int key;
-
-    if (len >= sizeof(buf))
-        return tsync__fail(ctx, TSYNC_EINVAL, "--latency: item too long in \"%.40s...\"", item);
-    memcpy(buf, item, len);
-    buf[len] = '\0';
-    if (!(eq = strchr(buf, '=')))
-        return tsync__fail(ctx, TSYNC_EINVAL, "--latency: expected key=value in \"%s\" "
-                           "(e.g. intra=1us,inter=4us)", buf);
-    klen = (size_t)(eq - buf);
-    if (klen == 5 && strncmp(buf, "intra", 5) == 0)
-        key = 0;
-    else if (klen == 5 && strncmp(buf, "inter", 5) == 0)
-        key = 1;
-    else
-        return tsync__fail(ctx, TSYNC_EINVAL, "--latency: unknown key \"%.*s\" in \"%s\" "
-                           "(use intra or inter)", (int)klen, buf, buf);
-    if (*seen & (1 << key))
-        return tsync__fail(ctx, TSYNC_EINVAL, "--latency: \"%s\" given twice",
-                           key ? "inter" : "intra");
-    num = eq + 1;
-    if (*num == '-')
-        return tsync__fail(ctx, TSYNC_EINVAL, "--latency: negative latency in \"%s\"", buf);
-    if (!((*num >= '0' && *num <= '9') || *num == '.'))
-        return tsync__fail(ctx, TSYNC_EINVAL, "--latency: expected a number in \"%s\"", buf);
-    v = strtod(num, &endp);
-    if (endp == num || !isfinite(v))
-        return tsync__fail(ctx, TSYNC_EINVAL, "--latency: expected a number in \"%s\"", buf);
-    unit = endp;
-    if (*unit == '\0')
-        return tsync__fail(ctx, TSYNC_EINVAL, "--latency: missing unit in \"%s\" "
-                           "(use ns, us, ms or s)", buf);
-    if ((scale = tsync__unit_scale(unit)) == 0)
-        return tsync__fail(ctx, TSYNC_EINVAL, "--latency: unknown unit \"%s\" in \"%s\" "
-                           "(use ns, us, ms or s)", unit, buf);
-    v *= scale;
-    if (!(v < 1e6)) /* a million seconds: surely a mistake, and keeps ticks in range */
-        return tsync__fail(ctx, TSYNC_EINVAL, "--latency: latency too large in \"%s\"", buf);
-    *(key ? inter : intra) = v;
-    *seen |= 1 << key;
-    return TSYNC_OK;
-}
-
-int tsync_check_parse_latency(tsync_check_opts *o, const char *spec, tsync_ctx *ctx)
-{
-    double intra, inter;
-    int seen = 0, rc;
-    const char *p;
-
-    if (!o)
-        return tsync__fail(ctx, TSYNC_EINVAL, "--latency: no options to fill");
-    if (!spec || !*spec)
-        return tsync__fail(ctx, TSYNC_EINVAL, "--latency: empty specification "
-                           "(e.g. intra=1us,inter=4us)");
-    intra = o->latency_intra_s;
-    inter = o->latency_inter_s;
-    for (p = spec;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len == 0)
-            return tsync__fail(ctx, TSYNC_EINVAL, "--latency: empty item in \"%s\"", spec);
-        if ((rc = parse_item(p, len, &intra, &inter, &seen, ctx)))
-            return rc;
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-    o->latency_intra_s = intra;
-    o->latency_inter_s = inter;
-    return TSYNC_OK;
 }

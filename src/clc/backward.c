@@ -196,7 +196,7 @@ static int limits(struct bwd *b)
     for (size_t k = 0; k < b->cand.n; k++) {
         const struct tsync_message *m = &t->messages[b->cand.id[k]];
         b->cand_lim[k] = c->out[m->recv_loc][m->recv_idx] -
-                         clc_mu(&c->lat, t->locations[m->send_loc].node,
+                         tsync__latency_mu(&c->lat, t->locations[m->send_loc].node,
                                 t->locations[m->recv_loc].node);
     }
     for (size_t k = 0; k < c->membs.n; k++) {

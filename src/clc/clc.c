@@ -8,7 +8,7 @@
  * place): LC' is computed into arrays of the stage, so that a second pass can start
  * again from C. On success LC' replaces the timeline's arrays (tsync_clc_run), or
  * becomes a new timeline and the input stays as it was (tsync__clc_run_new, for
- * the clc command, whose other thread checks the input meanwhile).
+ * the pipeline, whose other thread checks the input meanwhile).
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -19,11 +19,13 @@
 #include "clc/clc_api.h"
 #include "metrics/deviation_acc.h"
 #include "util/ctx.h"
+#include "util/units.h"
 #include "util/vec.h"
 #include "util/workers.h"
 
 #define DELTA_MAX ((int64_t)1 << 24)
 #define RANGE_BLOCK 4096 /* events mapped and range-checked at a time */
+#define MU_MAX ((double)((int64_t)1 << 50)) /* ticks: keeps LC' + mu far from overflow */
 
 static int bad_event(const struct tsync_trace *t, tsync_loc loc, uint64_t idx)
 {
@@ -49,6 +51,19 @@ static int check_opts(const tsync_clc_opts *o, tsync_ctx *ctx)
     if (!(o->max_slope > 0.0) || !isfinite(o->max_slope))
         return tsync__fail(ctx, TSYNC_EINVAL, "clc: amortization slope %g is not a number > 0",
                            o->max_slope);
+    return TSYNC_OK;
+}
+
+/* mu: the options' latencies, then the latency file's pairs. */
+static int latency_init(struct clc *c, const tsync_clc_opts *o)
+{
+    uint64_t res = c->t->timer_resolution;
+    int bad_intra = tsync__seconds_to_ticks(o->latency_intra_s, res, MU_MAX, &c->lat.intra);
+    if (bad_intra || tsync__seconds_to_ticks(o->latency_inter_s, res, MU_MAX, &c->lat.inter))
+        return tsync__fail(c->ctx, TSYNC_EINVAL, "clc: minimum latency %g s is not a usable "
+                           "latency", bad_intra ? o->latency_intra_s : o->latency_inter_s);
+    if (o->latency_file)
+        return tsync__latency_read_file(&c->lat, c->t, o->latency_file, MU_MAX, c->ctx);
     return TSYNC_OK;
 }
 
@@ -336,7 +351,7 @@ static void free_state(struct clc *c)
         free(c->out[l]);
     free(c->out);
     free((void *)c->in);
-    tsync__clc_lat_free(&c->lat);
+    tsync__latency_free(&c->lat);
     tsync__clc_list_free(&c->recvs);
     tsync__clc_list_free(&c->membs);
     tsync__clc_agg_free(&c->agg);
@@ -382,7 +397,7 @@ static int run(struct clc *c, tsync_clc_result **out, const tsync_trace *t, tsyn
         rc = tsync__oom(ctx);
         goto out;
     }
-    if ((rc = tsync__clc_lat_init(&c->lat, t, opts, ctx)) || (rc = build_index(c)) ||
+    if ((rc = latency_init(c, opts)) || (rc = build_index(c)) ||
         (rc = inputs(c, in, opts, r)) || (rc = passes(c, opts, r)))
         goto out;
     c->memory += c->cap_jumps * sizeof(*c->jumps);

@@ -1,5 +1,5 @@
 /* clc.h (internal) - the working state of the controlled logical clock, shared by
- * its parts: latency.c (mu), index.c (per-location event lists), collective.c
+ * its parts: index.c (per-location event lists), collective.c
  * (collective bounds), forward.c (Eq. 4 / 4'), gamma.c (the controller),
  * backward.c (Fig. 2) and clc.c (the stage).
  *
@@ -15,6 +15,7 @@
 
 #include "tracesync/clc.h"
 #include "tracesync/timemap.h"
+#include "latency/latency.h"
 #include "match/match.h"
 #include "trace/trace.h"
 
@@ -24,32 +25,6 @@
 
 #define CLC_NONE INT64_MIN  /* no bound: no send reaches this receive */
 #define CLC_TIME_MAX ((int64_t)1 << 60) /* |times| accepted; sums stay far from overflow */
-
-/* ---- latency.c: the minimum latency mu of a pair of nodes ------------------------ */
-
-struct clc_lat_pair { uint32_t from, to; int64_t mu; };
-
-struct clc_lat {
-    int64_t intra, inter;          /* ticks */
-    size_t n;                      /* pairs from the latency file, both directions */
-    struct clc_lat_pair *pairs;    /* sorted by (from, to) */
-};
-
-/* Fills lat from the options (seconds rounded to ticks) and the latency file.
- * Returns 0 or TSYNC_EINVAL / TSYNC_EIO / TSYNC_EFORMAT / TSYNC_ENOMEM. */
-int tsync__clc_lat_init(struct clc_lat *lat, const struct tsync_trace *t, const tsync_clc_opts *o,
-                        tsync_ctx *ctx);
-void tsync__clc_lat_free(struct clc_lat *lat);
-/* mu of a message from a location on node `from` to one on node `to`, through
- * the pair table (only when lat->n > 0; clc_mu is the fast path). */
-int64_t tsync__clc_lat_lookup(const struct clc_lat *lat, uint32_t from, uint32_t to);
-
-static inline int64_t clc_mu(const struct clc_lat *lat, uint32_t from, uint32_t to)
-{
-    if (lat->n)
-        return tsync__clc_lat_lookup(lat, from, to);
-    return from == to ? lat->intra : lat->inter;
-}
 
 /* ---- index.c: per-location lists of events, sorted by event index ------------------ */
 
@@ -116,7 +91,7 @@ struct clc {
     const struct tsync_trace *t;
     const tsync_time **in;   /* C, per location (the caller's timeline, or presync'ed) */
     tsync_time **out;        /* LC', per location */
-    struct clc_lat lat;
+    struct tsync__latency lat;
     int64_t delta;
     double max_slope;
     tsync_ctx *ctx;

@@ -1,6 +1,6 @@
 /* clc_api.h (internal) - the controlled logical clock for callers that keep its
- * input: the commands that report the clock condition of the input next to the
- * result (tracesync clc), and may read the input from another thread meanwhile.
+ * input: the pipeline (src/pipeline/), which reports the clock condition of the
+ * input next to the result and reads the input from another thread meanwhile.
  */
 #ifndef TSYNC_CLC_CLC_API_H
 #define TSYNC_CLC_CLC_API_H

@@ -98,14 +98,14 @@ static void agg_add(struct clc_agg *a, uint32_t node, tsync_loc loc, int64_t v)
 
 /* max over the sources added, except those on `loc`, of value + mu; the message
  * goes source -> target forward and target -> source backward. */
-static int64_t agg_query(const struct clc_agg *a, const struct clc_lat *lat, uint32_t node,
+static int64_t agg_query(const struct clc_agg *a, const struct tsync__latency *lat, uint32_t node,
                          tsync_loc loc, int backward)
 {
     int64_t best = CLC_NONE, v;
     if (a->stamp[node] == a->epoch) {
         v = a->b1_loc[node] != loc ? a->b1[node] : a->b2[node];
         if (v != CLC_NONE)
-            best = v + clc_mu(lat, node, node);
+            best = v + tsync__latency_mu(lat, node, node);
     }
     if (!lat->n) {
         v = a->top1_node != node ? a->top1 : a->top2;
@@ -117,7 +117,7 @@ static int64_t agg_query(const struct clc_agg *a, const struct clc_lat *lat, uin
         uint32_t g = a->touched[k];
         if (g == node)
             continue;
-        v = a->b1[g] + (backward ? clc_mu(lat, node, g) : clc_mu(lat, g, node));
+        v = a->b1[g] + (backward ? tsync__latency_mu(lat, node, g) : tsync__latency_mu(lat, g, node));
         if (v > best)
             best = v;
     }
@@ -206,7 +206,7 @@ int64_t tsync__clc_coll_bound_one(const struct clc *c, size_t q, size_t mi, cons
             (co->cls == TSYNC_COLL_EXSCAN && s->comm_rank >= r->comm_rank) ||
             (pos && pos[s->loc] <= s->begin_idx))
             continue;
-        v = c->out[s->loc][s->begin_idx] + clc_mu(&c->lat, t->locations[s->loc].node, rnode);
+        v = c->out[s->loc][s->begin_idx] + tsync__latency_mu(&c->lat, t->locations[s->loc].node, rnode);
         if (v > best)
             best = v;
     }

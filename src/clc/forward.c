@@ -187,7 +187,7 @@ static int special(struct fwd *f, tsync_loc l, uint64_t j, uint64_t member_j)
             dropped = 1;
             continue;
         }
-        v = c->out[s][send_idx] + clc_mu(&c->lat, t->locations[s].node, node);
+        v = c->out[s][send_idx] + tsync__latency_mu(&c->lat, t->locations[s].node, node);
         if (v > bound)
             bound = v;
     }

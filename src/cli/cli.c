@@ -7,8 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "util/fs.h"
+#include "cli.h"
 
 const struct cli_command *cli_find(const char *name)
 {
@@ -184,38 +183,16 @@ int cli_parse_estimator(const char *cmd, const char *arg, tsync_estimate_opts *o
     return cli_usage_error(cmd, "--estimator: \"%s\" is not %s", arg, list);
 }
 
-/* "<path>.tmp", malloc'ed. */
-static char *tmp_name(const char *path)
-{
-    size_t len = strlen(path) + 5;
-    char *tmp = malloc(len);
-    if (tmp)
-        snprintf(tmp, len, "%s.tmp", path);
-    return tmp;
-}
-
 int cli_prepare_output(const char *cmd, const char *opt, const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    char *tmp = tmp_name(path), *dir = slash && slash != path ? strndup(path, (size_t)(slash - path)) : NULL;
     tsync_ctx *ctx = NULL;
-    FILE *f = NULL;
-    int rc = -1;
-    if (!tmp || (slash && slash != path && !dir) || tsync_ctx_new(&ctx)) {
-        fprintf(stderr, "tracesync %s: out of memory\n", cmd);
-    } else if (dir && tsync__mkdirs(dir, ctx)) {
+    int rc = TSYNC_ENOMEM;
+    if (tsync_ctx_new(&ctx) == 0 && (rc = tsync_prepare_output(path, ctx)) && rc != TSYNC_ENOMEM)
         fprintf(stderr, "tracesync %s: %s %s: %s\n", cmd, opt, path, tsync_ctx_error(ctx));
-    } else if (!(f = fopen(tmp, "w"))) {
-        fprintf(stderr, "tracesync %s: %s %s: %s\n", cmd, opt, path, strerror(errno));
-    } else {
-        fclose(f);
-        remove(tmp);
-        rc = 0;
-    }
+    if (rc == TSYNC_ENOMEM)
+        fprintf(stderr, "tracesync %s: out of memory\n", cmd);
     tsync_ctx_free(ctx);
-    free(dir);
-    free(tmp);
-    return rc;
+    return rc ? -1 : 0;
 }
 
 int cli_write_report(const char *cmd, const char *opt, const char *text, const char *path,

@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include "tracesync/check.h"
 #include "tracesync/common.h"
 #include "tracesync/clc.h"
 #include "tracesync/estimate.h"
@@ -66,6 +67,10 @@ int cli_write_report(const char *cmd, const char *opt, const char *text, const c
 /* Flushes stdout: 0, or -1 with a message when a write failed (a full disk,
  * /dev/full, a closed pipe). `cmd` NULL for the tracesync command itself. */
 int cli_finish_stdout(const char *cmd);
+
+/* --latency SPEC (NULL: not given) into the minimum latencies of every stage:
+ * 0, or 2 after a usage error on stderr. */
+int cli_parse_latency(const char *cmd, const char *spec, tsync_check_opts *o, tsync_ctx *ctx);
 
 /* The options of the estimate and clc stages, one table and one parser each,
  * shared by the stage commands and by sync (stage_opts.c). cli_options joins a

@@ -1,26 +1,25 @@
 /* cmd_check.c - `tracesync check`: the clock condition report of each input. */
 #include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "tracesync/check.h"
-#include "tracesync/trace.h"
+#include "cli.h"
+#include "tracesync/pipeline.h"
 
 /* Checks one input; returns 0 consistent, 1 violated, 2 error. */
-static int check_one(const char *path, const tsync_open_opts *oo, const tsync_check_opts *co,
-                     int json, int first, tsync_ctx *ctx)
+static int check_one(const char *path, const tsync_pipeline_opts *po, int json, int first,
+                     tsync_ctx *ctx)
 {
-    tsync_trace *trace = NULL;
-    tsync_timeline *tl = NULL;
-    tsync_check_report *report = NULL;
+    tsync_pipeline_result *r = NULL;
+    const tsync_check_report *report;
+    const tsync_trace *trace;
     int rc;
-    if (tsync_trace_open(&trace, path, oo, ctx) || tsync_timeline_new(&tl, trace, ctx) ||
-        tsync_check_run(&report, trace, tl, co, ctx)) {
+    if (tsync_pipeline_run(&r, path, po, ctx)) {
         rc = cli_fail(ctx, "check");
         goto out;
     }
+    report = r->before;
+    trace = r->trace;
     if (json) {
         char *text = tsync_check_report_json(report, trace);
         if (!text) {
@@ -35,9 +34,7 @@ static int check_one(const char *path, const tsync_open_opts *oo, const tsync_ch
     }
     rc = tsync_check_report_consistent(report) ? EXIT_OK : EXIT_INCONSISTENT;
 out:
-    tsync_check_report_free(report);
-    tsync_timeline_free(tl);
-    tsync_trace_free(trace);
+    tsync_pipeline_result_free(r);
     return rc;
 }
 
@@ -49,7 +46,7 @@ int cmd_check(int argc, char **argv)
         { NULL, 0, NULL, 0 }
     };
     tsync_open_opts oo = TSYNC_OPEN_OPTS_INIT;
-    tsync_check_opts co = TSYNC_CHECK_OPTS_INIT;
+    tsync_pipeline_opts po = TSYNC_PIPELINE_OPTS_INIT;
     tsync_ctx *ctx;
     const char *latency = NULL;
     int json = 0, quiet = 0, c, worst = EXIT_OK;
@@ -71,16 +68,16 @@ int cmd_check(int argc, char **argv)
     if (optind >= argc)
         return cli_usage_error("check", "no input given (%s)", tsync_trace_formats());
     ctx = cli_context(quiet);
-    if (latency && tsync_check_parse_latency(&co, latency, ctx)) {
-        cli_usage_error("check", "%s", tsync_ctx_error(ctx));
+    po.stages = TSYNC_STAGES_CHECK;
+    po.open = &oo;
+    if (cli_parse_latency("check", latency, &po.check, ctx)) {
         tsync_ctx_free(ctx);
         return EXIT_USAGE;
     }
-    oo.split_reversal_s = TSYNC_SPLIT_LATENCIES * fmax(co.latency_intra_s, co.latency_inter_s);
     if (json && argc - optind > 1)
         printf("[\n");
     for (int i = optind; i < argc; i++) {
-        int rc = check_one(argv[i], &oo, &co, json, i == optind, ctx);
+        int rc = check_one(argv[i], &po, json, i == optind, ctx);
         if (rc == EXIT_USAGE) {
             worst = EXIT_USAGE;
             break;

@@ -1,27 +1,27 @@
 /* cmd_estimate.c - `tracesync estimate`: time maps from the messages of each input,
  * as a summary for people or as a maps file that `tracesync apply` reads. */
 #include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "tracesync/check.h"
-#include "tracesync/estimate.h"
-#include "tracesync/trace.h"
+#include "cli.h"
+#include "tracesync/pipeline.h"
 
 /* Estimates one input; prints the summary or the JSON. 0 or 2. */
-static int estimate_one(const char *path, const tsync_open_opts *oo, const tsync_estimate_opts *eo,
-                        int json, int first, const char *outfile, tsync_ctx *ctx)
+static int estimate_one(const char *path, const tsync_pipeline_opts *po, int json, int first,
+                        const char *outfile, tsync_ctx *ctx)
 {
-    tsync_trace *trace = NULL;
-    tsync_estimate *e = NULL;
+    tsync_pipeline_result *r = NULL;
+    const tsync_estimate *e;
+    const tsync_trace *trace;
     char *text = NULL;
     int rc = EXIT_OK;
-    if (tsync_trace_open(&trace, path, oo, ctx) || tsync_estimate_run(&e, trace, eo, ctx)) {
+    if (tsync_pipeline_run(&r, path, po, ctx)) {
         rc = cli_fail(ctx, "estimate");
         goto out;
     }
+    e = r->estimate;
+    trace = r->trace;
     if (json || outfile) {
         size_t len;
         if (!(text = tsync_estimate_json(e, trace, ctx))) {
@@ -42,8 +42,7 @@ static int estimate_one(const char *path, const tsync_open_opts *oo, const tsync
         tsync_estimate_print(e, trace, stdout);
 out:
     free(text);
-    tsync_estimate_free(e);
-    tsync_trace_free(trace);
+    tsync_pipeline_result_free(r);
     return rc;
 }
 
@@ -57,8 +56,8 @@ int cmd_estimate(int argc, char **argv)
         { NULL, 0, NULL, 0 }
     };
     tsync_open_opts oo = TSYNC_OPEN_OPTS_INIT;
-    tsync_estimate_opts eo = TSYNC_ESTIMATE_OPTS_INIT;
-    tsync_check_opts lat = TSYNC_CHECK_OPTS_INIT;
+    tsync_pipeline_opts po = TSYNC_PIPELINE_OPTS_INIT;
+    tsync_estimate_opts *eo = &po.estimate;
     const char *latency = NULL, *outfile = NULL;
     tsync_ctx *ctx;
     int json = 0, quiet = 0, c, k, rc = EXIT_OK;
@@ -71,11 +70,11 @@ int cmd_estimate(int argc, char **argv)
         case 'j': json = 1; break;
         case 'q': quiet = 1; break;
         case 'o': outfile = optarg; break;
-        case 'R': cli_parse_reference(optarg, &eo); break;
-        case 'g': eo.global_lsq = 1; break;
+        case 'R': cli_parse_reference(optarg, eo); break;
+        case 'g': eo->global_lsq = 1; break;
         case 'l': latency = optarg; break;
         case 'e':
-            if (cli_parse_estimator("estimate", optarg, &eo))
+            if (cli_parse_estimator("estimate", optarg, eo))
                 return 2;
             break;
         case 'd':
@@ -84,7 +83,7 @@ int cmd_estimate(int argc, char **argv)
                                                    "domain file");
             break;
         default:
-            if ((k = cli_estimate_option("estimate", c, optarg, &eo)) != 0) {
+            if ((k = cli_estimate_option("estimate", c, optarg, eo)) != 0) {
                 if (k < 0)
                     return EXIT_USAGE;
                 break;
@@ -100,18 +99,16 @@ int cmd_estimate(int argc, char **argv)
     if (outfile && cli_prepare_output("estimate", "-o", outfile))
         return EXIT_USAGE;
     ctx = cli_context(quiet);
-    if (latency && tsync_check_parse_latency(&lat, latency, ctx)) {
-        cli_usage_error("estimate", "%s", tsync_ctx_error(ctx));
+    po.stages = TSYNC_STAGES_ESTIMATE;
+    po.open = &oo;
+    if (cli_parse_latency("estimate", latency, &po.check, ctx)) {
         tsync_ctx_free(ctx);
         return EXIT_USAGE;
     }
-    eo.latency_intra_s = lat.latency_intra_s;
-    eo.latency_inter_s = lat.latency_inter_s;
-    oo.split_reversal_s = TSYNC_SPLIT_LATENCIES * fmax(lat.latency_intra_s, lat.latency_inter_s);
     if (json && argc - optind > 1)
         printf("[\n");
     for (int i = optind; i < argc && rc == EXIT_OK; i++)
-        rc = estimate_one(argv[i], &oo, &eo, json, i == optind, outfile, ctx);
+        rc = estimate_one(argv[i], &po, json, i == optind, outfile, ctx);
     if (json && rc == EXIT_OK && argc - optind > 1)
         printf("]\n");
     tsync_ctx_free(ctx);

@@ -2,10 +2,9 @@
 #include <getopt.h>
 #include <stdlib.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 #include "tracesync/eval.h"
 #include "tracesync/trace.h"
-#include "util/units.h"
 
 int cmd_eval(int argc, char **argv)
 {
@@ -29,7 +28,7 @@ int cmd_eval(int argc, char **argv)
         case 'l': latency = optarg; break;
         case 'b':
             /* The bin of true time for the common-mode error of the time axis. */
-            if (tsync__parse_seconds(optarg, &eo.bin_s) || !(eo.bin_s > 0))
+            if (tsync_parse_seconds(optarg, &eo.bin_s) || !(eo.bin_s > 0))
                 return cli_usage_error("eval", "--bin %s: expected a positive duration, "
                                        "e.g. 1s or 200ms", optarg);
             break;
@@ -40,8 +39,7 @@ int cmd_eval(int argc, char **argv)
         return cli_usage_error("eval", "expected CORRECTED and TRUTH, got %d argument(s)",
                                argc - optind);
     ctx = cli_context(quiet);
-    if (latency && tsync_check_parse_latency(&eo.check, latency, ctx)) {
-        cli_usage_error("eval", "%s", tsync_ctx_error(ctx));
+    if (cli_parse_latency("eval", latency, &eo.check, ctx)) {
         tsync_ctx_free(ctx);
         return EXIT_USAGE;
     }

@@ -12,9 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "collect/config.h"
-#include "collect/launch.h"
+#include "cli.h"
+#include "tracesync/collect_core.h"
 
 /* The options that set the collector's TRACESYNC_* variables (README, Collector);
  * a flag sets `flag_value`. */

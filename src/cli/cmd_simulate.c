@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 #include "tracesync/sim.h"
 
 /* A parameter change from the command line, applied after the scenario. */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 #include "tracesync/sync.h"
 
 /* The name an input's output gets in OUTDIR. */
@@ -77,8 +77,7 @@ int cmd_sync(int argc, char **argv)
         return EXIT_USAGE;
     ctx = cli_context(quiet);
     tsync_ctx_set_threads(ctx, threads);
-    if (latency && tsync_check_parse_latency(&o.check, latency, ctx)) {
-        cli_usage_error("sync", "%s", tsync_ctx_error(ctx));
+    if (cli_parse_latency("sync", latency, &o.check, ctx)) {
         tsync_ctx_free(ctx);
         return EXIT_USAGE;
     }

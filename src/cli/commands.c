@@ -1,6 +1,6 @@
 /* commands.c - the table of tracesync subcommands: it drives dispatch, --help and
  * the test that every command documents an example. */
-#include "cli/cli.h"
+#include "cli.h"
 
 const struct cli_command cli_commands[] = {
     { "sync", cmd_sync, "sync INPUT... -o OUTDIR [--report FILE.json] [--estimator hull|regression|none] [--no-clc]",

@@ -1,10 +1,11 @@
-/* stage_opts.c - the options of the estimate and clc stages: one table and one
- * parser each, shared by `estimate`, `clc` and `sync` (which runs both stages). */
+/* stage_opts.c - the options of the stages: the minimum latencies (every command
+ * that checks, estimates or runs the clc), and the estimate and clc stages' own,
+ * one table and one parser each, shared by `estimate`, `clc` and `sync` (which
+ * runs both stages). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "util/units.h"
+#include "cli.h"
 
 enum {
     O_NO_SEGMENT = 1000, O_MIN_SEGMENT, O_MAX_DRIFT, O_NO_OFFSETS, O_MAX_GAP, O_MAX_SEGMENT,
@@ -49,10 +50,17 @@ const struct option *cli_options(const struct option *own, const struct option *
     return joined;
 }
 
+int cli_parse_latency(const char *cmd, const char *spec, tsync_check_opts *o, tsync_ctx *ctx)
+{
+    if (!spec || tsync_check_parse_latency(o, spec, ctx) == 0)
+        return 0;
+    return cli_usage_error(cmd, "%s", tsync_ctx_error(ctx));
+}
+
 /* "0.5s", "500ms", "2" (seconds): a non-negative duration. -1 if it is not one. */
 static int parse_duration(const char *arg, double *out)
 {
-    return tsync__parse_seconds(arg, out) == 0 && *out >= 0 ? 0 : -1;
+    return tsync_parse_seconds(arg, out) == 0 && *out >= 0 ? 0 : -1;
 }
 
 /* A number option: the whole argument must be a finite number. */

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "collect/config.h"
+#include "tracesync/collect_core.h"
 #include "collect/stamp.h"
 
 /* Regions: one per wrapped MPI function, RegionRef = index (identical on every

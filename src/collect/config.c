@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect/config.h"
+#include "tracesync/collect_core.h"
 #include "util/units.h"
 
 static int parse_bool(const char *v, bool *out)

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collect/launch.h"
+#include "tracesync/collect_core.h"
 
 extern char **environ;
 

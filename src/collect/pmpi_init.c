@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "collect/collect_mpi.h"
-#include "collect/launch.h"
+#include "tracesync/collect_core.h"
 #include "tracesync/collect.h"
 
 /* The output directory: TRACESYNC_DIR (not one that holds an archive: libotf2

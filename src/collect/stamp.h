@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "collect/config.h"
+#include "tracesync/collect_core.h"
 
 #define TSC_EVENT_BITS 13
 #define TSC_TICK_BITS 51

@@ -3,6 +3,8 @@
 #ifndef TSYNC_ESTIMATE_ESTIMATE_INT_H
 #define TSYNC_ESTIMATE_ESTIMATE_INT_H
 
+#include <jansson.h>
+
 #include "tracesync/estimate.h"
 
 /* How a component's reference was chosen (tsync_estimate_reference_rule). */
@@ -38,5 +40,10 @@ const char *tsync__estimate_sources_text(const tsync_estimate_sources *s, char *
 /* The reference of every component and how it was chosen, for people:
  * "n0 (MPI rank 0, the ClockOffset master), location 5 (...)" (estimate_text.c). */
 void tsync__estimate_print_references(const tsync_estimate *e, FILE *out);
+
+/* The document tsync_estimate_json writes, as data, every number as the text shows
+ * it: for reports that embed it (estimate_json.c). NULL, with the context saying
+ * why, on failure. */
+json_t *tsync__estimate_to_json(const tsync_estimate *e, const tsync_trace *t, tsync_ctx *ctx);
 
 #endif

@@ -202,6 +202,43 @@ static json_t *estimate_json(const tsync_estimate *e, const tsync_trace *t)
     return o;
 }
 
+/* Significant digits of the numbers in the text. */
+#define TEXT_DIGITS 12
+
+/* Every real of v as the text shows it (TEXT_DIGITS significant digits, as
+ * jansson prints them). */
+static void round_reals(json_t *v)
+{
+    const char *key;
+    json_t *x;
+    size_t i;
+    char buf[40];
+    if (json_is_real(v)) {
+        snprintf(buf, sizeof(buf), "%.*g", TEXT_DIGITS, json_real_value(v));
+        json_real_set(v, strtod(buf, NULL));
+    } else if (json_is_object(v)) {
+        json_object_foreach(v, key, x)
+            round_reals(x);
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, x)
+            round_reals(x);
+    }
+}
+
+json_t *tsync__estimate_to_json(const tsync_estimate *e, const tsync_trace *t, tsync_ctx *ctx)
+{
+    json_t *root = tsync__map_set_to_json(e->maps, t, ctx), *est;
+    if (!root)
+        return NULL;
+    if (!(est = estimate_json(e, t)) || json_object_set_new(root, "estimate", est)) {
+        json_decref(root);
+        tsync__oom(ctx);
+        return NULL;
+    }
+    round_reals(root);
+    return root;
+}
+
 /* Appends text to a growing buffer; -1 when out of memory. */
 struct buf {
     char *s;
@@ -227,7 +264,7 @@ static int put(struct buf *b, const char *text)
 /* Writes a JSON value into the buffer with `flags`; -1 when out of memory. */
 static int put_json(struct buf *b, const json_t *v, size_t flags)
 {
-    char *s = json_dumps(v, flags | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+    char *s = json_dumps(v, flags | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(TEXT_DIGITS));
     int rc = s ? put(b, s) : -1;
     free(s);
     return rc;

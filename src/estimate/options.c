@@ -7,6 +7,7 @@
 
 #include "estimate/run.h"
 #include "util/ctx.h"
+#include "util/units.h"
 
 /* Longest window of windowed minimum delays (window.c): a drift changing by 0.01
  * ppm/s bends a 5-second window by 30 ns. */
@@ -15,10 +16,8 @@
 static int to_ticks(const struct tsync_trace *t, double s, const char *what, int64_t *out,
                     tsync_ctx *ctx)
 {
-    double ticks = s * (double)t->timer_resolution;
-    if (!isfinite(s) || s < 0 || !(ticks < 9.0e18))
+    if (tsync__seconds_to_ticks(s, t->timer_resolution, 9.0e18, out))
         return tsync__fail(ctx, TSYNC_EINVAL, "estimate: %s %g s is out of range", what, s);
-    *out = (int64_t)llround(ticks);
     return 0;
 }
 

@@ -71,6 +71,8 @@ void tsync_ctx_set_progress(tsync_ctx *ctx, tsync_progress_fn fn, void *payload)
 
 void tsync_ctx_set_threads(tsync_ctx *ctx, unsigned threads) { ctx->threads = threads; }
 
+int tsync__progress_shown(const tsync_ctx *ctx) { return ctx && ctx->progress; }
+
 unsigned tsync__threads(const tsync_ctx *ctx)
 {
     long n;

@@ -20,6 +20,8 @@ int tsync__oom(tsync_ctx *ctx);
 void tsync__warn(tsync_ctx *ctx, const char *fmt, ...) TSYNC_PRINTF(2, 3);
 /* Reports progress, if the caller asked for it. Cheap when not. */
 void tsync__progress(tsync_ctx *ctx, const char *what, uint64_t done, uint64_t total);
+/* 1 when the caller follows progress (tsync_ctx_set_progress), else 0. */
+int tsync__progress_shown(const tsync_ctx *ctx);
 /* How many threads the call may use (tsync_ctx_set_threads), at least 1; 1 when
  * ctx is NULL. */
 unsigned tsync__threads(const tsync_ctx *ctx);

@@ -358,6 +358,29 @@ int tsync__outdir_finish_file(FILE *f, char *tmpdir, const char *outdir, const c
     return tsync__outdir_finish(tmpdir, outdir, &name, 1, ctx);
 }
 
+int tsync_prepare_output(const char *path, tsync_ctx *ctx)
+{
+    const char *slash = strrchr(path, '/');
+    size_t len = strlen(path) + 5;
+    char *tmp = malloc(len), *dir = slash && slash != path ? strndup(path, (size_t)(slash - path))
+                                                           : NULL;
+    FILE *f;
+    int rc = TSYNC_OK;
+    if (!tmp || (slash && slash != path && !dir)) {
+        rc = tsync__oom(ctx);
+    } else if (dir && (rc = tsync__mkdirs(dir, ctx))) {
+        /* the context names the directory */
+    } else if (snprintf(tmp, len, "%s.tmp", path), !(f = fopen(tmp, "w"))) {
+        rc = tsync__fail(ctx, TSYNC_EIO, "%s", strerror(errno));
+    } else {
+        fclose(f);
+        remove(tmp);
+    }
+    free(dir);
+    free(tmp);
+    return rc;
+}
+
 int tsync_write_text_output(const char *path, const char *text, tsync_ctx *ctx)
 {
     const char *slash = strrchr(path, '/');

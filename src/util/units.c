@@ -18,6 +18,15 @@ double tsync__unit_scale(const char *unit)
     return 0;
 }
 
+int tsync__seconds_to_ticks(double s, uint64_t resolution, double limit, int64_t *out)
+{
+    double ticks = s * (double)resolution;
+    if (!isfinite(s) || s < 0 || !(ticks < limit))
+        return -1;
+    *out = (int64_t)llround(ticks);
+    return 0;
+}
+
 int tsync__parse_seconds(const char *text, double *out)
 {
     char *end;

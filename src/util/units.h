@@ -3,6 +3,7 @@
 #define TSYNC_UTIL_UNITS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Seconds per unit for "ns", "us", "ms", "s", "min", "h"; 0 for anything else. */
 double tsync__unit_scale(const char *unit);
@@ -10,6 +11,11 @@ double tsync__unit_scale(const char *unit);
 /* Parses a finite number with an optional unit ("2" is 2 s) into seconds.
  * Returns 0, or -1 when the text is not a number or the unit is unknown. */
 int tsync__parse_seconds(const char *text, double *out);
+
+/* Seconds to ticks of a clock of `resolution` ticks per second, rounded to the
+ * nearest tick: 0, or -1 when s is not finite and >= 0 or its ticks not below
+ * `limit`. */
+int tsync__seconds_to_ticks(double s, uint64_t resolution, double limit, int64_t *out);
 
 /* A duration in the unit that reads best, 4 significant digits: "0 s", "850 ns",
  * "12.35 us", "219.8 ms", "3.2 s". Writes into buf and returns it. */

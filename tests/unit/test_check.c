@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "check/check_json.h"
+#include "report/report.h"
 #include "tracesync/check.h"
 #include "trace/trace.h"
 

@@ -672,7 +672,7 @@ static void same_result(const tsync_clc_result *a, const tsync_clc_result *b)
     assert_memory_equal(&x, &y, sizeof(x));
 }
 
-/* The entry points of the clc command (clc_api.h), which keep their input: the
+/* The entry points of the pipeline (clc_api.h), which keep their input: the
  * same result as tsync_clc_run on a copy, and the input untouched. */
 static void test_keep_input(void **state)
 {

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "metrics/deviation_report.h"
+#include "report/report.h"
 #include "tracegen.h"
 #include "tracesync/metrics.h"
 

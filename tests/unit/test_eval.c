@@ -1,4 +1,4 @@
-/* test_eval.c - scoring against the truth (src/metrics/eval.c, eval_report.c):
+/* test_eval.c - scoring against the truth (src/metrics/eval.c, src/report/report_eval.c):
  * truth against itself is zero, a shifted copy is zero after the median, errors and
  * percentiles on hand-made archives, different timer resolutions, reversed messages,
  * changed event order, events that do not correspond, the JSON keys, and a simulated

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "collect/config.h"
+#include "tracesync/collect_core.h"
 
 static const char *const vars[] = { "TRACESYNC_DIR", "TRACESYNC_TIMER", "TRACESYNC_SYNC_MAX_MESSAGES",
                                     "TRACESYNC_SYNC_MAX_DURATION", "TRACESYNC_SYNCED_HOST",

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "collect/launch.h"
+#include "tracesync/collect_core.h"
 
 static char root[64];
 

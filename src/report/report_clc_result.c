@@ -1,11 +1,11 @@
-/* clc_report.c - the result of the controlled logical clock as text for people and
+/* report_clc_result.c - the result of the controlled logical clock as text for people and
  * as JSON for programs (the stage is in clc.c; seed 002, Fig. 5 "violations
  * explicitly corrected", section 5.2 passes and gamma). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "clc/clc_report.h"
+#include "report/report.h"
 #include "util/str.h"
 #include "util/units.h"
 

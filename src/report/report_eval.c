@@ -1,4 +1,4 @@
-/* eval_report.c - the evaluation against the truth (eval.c) as text for people and
+/* report_eval.c - the evaluation against the truth (eval.c) as text for people and
  * as JSON for programs. */
 #include <math.h>
 #include <stdio.h>
@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "metrics/deviation_report.h"
+#include "report/report.h"
 #include "trace/trace.h"
 #include "tracesync/eval.h"
 #include "util/str.h"

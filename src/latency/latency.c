@@ -1,7 +1,6 @@
-/* latency.c - the minimum message latency mu of the controlled logical clock:
- * intra-node and inter-node defaults, overridden per pair of nodes by a file
- * (seed 002, sections 3 and 5.2: mu_{k,i} depends on the pair of processes; the
- * seed's implementation uses one value within a node and one between nodes).
+/* latency.c - the minimum message latency mu of a pair of nodes (latency.h): the
+ * latency file, and the lookup of a pair (the seed's implementation uses one value
+ * within a node and one between nodes; the file gives a pair its own).
  *
  * File format, one pair per line, both directions:
  *     # comment
@@ -14,24 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clc/clc.h"
+#include "latency/latency.h"
+#include "trace/trace.h"
+#include "util/units.h"
 #include "util/ctx.h"
 #include "util/vec.h"
 
-#define MU_MAX ((int64_t)1 << 50) /* ticks: keeps LC' + mu far from overflow */
-
-/* Seconds to ticks, rounded to the nearest tick, or -1 when not a usable latency. */
-static int64_t ticks_of(const struct tsync_trace *t, double s)
-{
-    double ticks = s * (double)t->timer_resolution;
-    if (!(s >= 0) || !(ticks < (double)MU_MAX))
-        return -1;
-    return (int64_t)llround(ticks);
-}
-
 static int pair_cmp(const void *pa, const void *pb)
 {
-    const struct clc_lat_pair *a = pa, *b = pb;
+    const struct tsync__latency_pair *a = pa, *b = pb;
     if (a->from != b->from)
         return a->from < b->from ? -1 : 1;
     return a->to < b->to ? -1 : a->to > b->to;
@@ -66,8 +56,9 @@ static double parse_seconds(const char *s)
 }
 
 /* One non-comment line: "A B LATENCY". Adds both directions. */
-static int parse_line(struct clc_lat *lat, size_t *cap, const struct tsync_trace *t, char *line,
-                      const char *path, unsigned lineno, tsync_ctx *ctx)
+static int parse_line(struct tsync__latency *lat, size_t *cap, const struct tsync_trace *t,
+                      char *line, const char *path, unsigned lineno, double max_ticks,
+                      tsync_ctx *ctx)
 {
     char *save = NULL, *f[4];
     int nf = 0;
@@ -86,20 +77,19 @@ static int parse_line(struct clc_lat *lat, size_t *cap, const struct tsync_trace
     if (node_index(t, f[0], &a) || node_index(t, f[1], &b))
         return tsync__fail(ctx, TSYNC_EINVAL, "%s:%u: node \"%s\" is not in the trace %s", path,
                            lineno, node_index(t, f[0], &a) ? f[0] : f[1], t->path);
-    mu = ticks_of(t, parse_seconds(f[2]));
-    if (mu < 0)
+    if (tsync__seconds_to_ticks(parse_seconds(f[2]), t->timer_resolution, max_ticks, &mu))
         return tsync__fail(ctx, TSYNC_EFORMAT, "%s:%u: \"%s\" is not a latency (a number >= 0 "
                            "with a unit ns, us, ms or s)", path, lineno, f[2]);
     for (int dir = 0; dir < (a == b ? 1 : 2); dir++) {
-        struct clc_lat_pair p = { dir ? b : a, dir ? a : b, mu };
+        struct tsync__latency_pair p = { dir ? b : a, dir ? a : b, mu };
         if (TSYNC_PUSH(lat->pairs, lat->n, *cap, p))
             return tsync__oom(ctx);
     }
     return TSYNC_OK;
 }
 
-static int read_file(struct clc_lat *lat, const struct tsync_trace *t, const char *path,
-                     tsync_ctx *ctx)
+static int read_file(struct tsync__latency *lat, const struct tsync_trace *t, const char *path,
+                     double max_ticks, tsync_ctx *ctx)
 {
     FILE *f = fopen(path, "r");
     char *line = NULL;
@@ -112,7 +102,7 @@ static int read_file(struct clc_lat *lat, const struct tsync_trace *t, const cha
         char *hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
-        rc = parse_line(lat, &cap, t, line, path, ++lineno, ctx);
+        rc = parse_line(lat, &cap, t, line, path, ++lineno, max_ticks, ctx);
     }
     if (rc == TSYNC_OK && ferror(f))
         rc = tsync__fail(ctx, TSYNC_EIO, "%s: read error", path);
@@ -129,36 +119,28 @@ static int read_file(struct clc_lat *lat, const struct tsync_trace *t, const cha
     return TSYNC_OK;
 }
 
-int tsync__clc_lat_init(struct clc_lat *lat, const struct tsync_trace *t, const tsync_clc_opts *o,
-                        tsync_ctx *ctx)
+int tsync__latency_read_file(struct tsync__latency *lat, const struct tsync_trace *t,
+                             const char *path, double max_ticks, tsync_ctx *ctx)
 {
-    int rc;
-    memset(lat, 0, sizeof(*lat));
-    lat->intra = ticks_of(t, o->latency_intra_s);
-    lat->inter = ticks_of(t, o->latency_inter_s);
-    if (lat->intra < 0 || lat->inter < 0)
-        return tsync__fail(ctx, TSYNC_EINVAL, "clc: minimum latency %g s is not a usable latency",
-                           lat->intra < 0 ? o->latency_intra_s : o->latency_inter_s);
-    if (o->latency_file && (rc = read_file(lat, t, o->latency_file, ctx))) {
-        tsync__clc_lat_free(lat);
-        return rc;
-    }
-    return TSYNC_OK;
+    int rc = read_file(lat, t, path, max_ticks, ctx);
+    if (rc)
+        tsync__latency_free(lat);
+    return rc;
 }
 
-void tsync__clc_lat_free(struct clc_lat *lat)
+void tsync__latency_free(struct tsync__latency *lat)
 {
     free(lat->pairs);
     lat->pairs = NULL;
     lat->n = 0;
 }
 
-int64_t tsync__clc_lat_lookup(const struct clc_lat *lat, uint32_t from, uint32_t to)
+int64_t tsync__latency_lookup(const struct tsync__latency *lat, uint32_t from, uint32_t to)
 {
     size_t lo = 0, hi = lat->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const struct clc_lat_pair *p = &lat->pairs[mid];
+        const struct tsync__latency_pair *p = &lat->pairs[mid];
         if (p->from == from && p->to == to)
             return p->mu;
         if (p->from < from || (p->from == from && p->to < to))

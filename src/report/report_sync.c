@@ -1,136 +1,15 @@
-/* pipeline.c - the main job, and the only place that knows the order of the stages:
- *
- *   read -> check (before) -> estimate -> apply maps -> check (after maps)
- *        -> controlled logical clock -> check (after) -> deviation -> write
- *
- * Estimation turns the messages (and ClockOffset records) into one time map per
- * clock domain; what the maps leave of clock condition violations, the CLC removes.
- * Every stage reports into the result, so the report shows what each one did.
- */
+/* report_sync.c - the sync report: a line per stage for people, and the full
+ * report as JSON (every stage's own report embedded). */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <jansson.h>
 
-#include "check/check_json.h"
-#include "clc/clc_report.h"
+#include "report/report.h"
 #include "estimate/estimate_int.h"
-#include "metrics/deviation_report.h"
-#include "trace/trace.h"
-#include "tracesync/sync.h"
-#include "tracesync/timemap.h"
 #include "util/ctx.h"
 #include "util/str.h"
 #include "util/units.h"
-
-/* The public result and what it owns. */
-struct sync_run {
-    tsync_sync_result pub;
-    tsync_trace *trace;
-    tsync_estimate *estimate;
-    tsync_clc_result *clc;
-    tsync_check_report *before, *after_maps, *after;
-};
-
-void tsync_sync_result_free(tsync_sync_result *r)
-{
-    struct sync_run *run = (struct sync_run *)r;
-    if (!run)
-        return;
-    tsync_check_report_free(run->before);
-    tsync_check_report_free(run->after_maps);
-    tsync_check_report_free(run->after);
-    tsync_clc_result_free(run->clc);
-    tsync_estimate_free(run->estimate);
-    tsync_trace_free(run->trace);
-    free(run->pub.output);
-    free(run);
-}
-
-/* The reference clock is arbitrary: if the maps put any event before 0, every time
- * moves by the same amount, so that the output can hold it (OTF2 times are unsigned). */
-static int64_t shift_to_positive(const struct tsync_trace *t, tsync_timeline *tl)
-{
-    tsync_time lo = 0;
-    for (uint32_t i = 0; i < t->n_locations; i++)
-        if (t->locations[i].n_events && tl->time[i][0] < lo)
-            lo = tl->time[i][0];
-    if (lo == 0)
-        return 0;
-    for (uint32_t i = 0; i < t->n_locations; i++)
-        for (uint64_t k = 0; k < t->locations[i].n_events; k++)
-            tl->time[i][k] -= lo;
-    return -lo;
-}
-
-static void same_latencies(tsync_sync_opts *o)
-{
-    o->open.split_reversal_s = TSYNC_SPLIT_LATENCIES * fmax(o->check.latency_intra_s,
-                                                            o->check.latency_inter_s);
-    o->estimate.latency_intra_s = o->clc_opts.latency_intra_s = o->check.latency_intra_s;
-    o->estimate.latency_inter_s = o->clc_opts.latency_inter_s = o->check.latency_inter_s;
-}
-
-int tsync_sync_run(tsync_sync_result **out, const char *input, const char *outdir,
-                   const tsync_sync_opts *opts_in, tsync_ctx *ctx)
-{
-    tsync_sync_opts opts = TSYNC_SYNC_OPTS_INIT;
-    struct sync_run *run = calloc(1, sizeof(*run));
-    tsync_timeline *raw = NULL, *tl = NULL;
-    const char *base;
-    int rc;
-
-    if (!run)
-        return tsync__oom(ctx);
-    if (opts_in)
-        opts = *opts_in;
-    same_latencies(&opts);
-    if ((rc = tsync_trace_open(&run->trace, input, &opts.open, ctx)) ||
-        (rc = tsync_timeline_new(&raw, run->trace, ctx)) ||
-        (rc = tsync_timeline_new(&tl, run->trace, ctx)) ||
-        (rc = tsync_check_run(&run->before, run->trace, raw, &opts.check, ctx)))
-        goto out;
-
-    if (opts.estimate.estimator != TSYNC_ESTIMATOR_NONE) {
-        if ((rc = tsync_estimate_run(&run->estimate, run->trace, &opts.estimate, ctx)) ||
-            (rc = tsync_map_set_apply(tsync_estimate_maps(run->estimate), run->trace, tl, ctx)) ||
-            (rc = tsync_check_run(&run->after_maps, run->trace, tl, &opts.check, ctx)))
-            goto out;
-        opts.clc_opts.presync = 0; /* ClockOffset records were samples of the estimate */
-    }
-    if (opts.clc) {
-        if ((rc = tsync_clc_run(&run->clc, run->trace, tl, &opts.clc_opts, ctx)))
-            goto out;
-    }
-    run->pub.shift_ticks = shift_to_positive(run->trace, tl);
-    if ((rc = tsync_check_run(&run->after, run->trace, tl, &opts.check, ctx)) ||
-        (rc = tsync_deviation_compute(&run->pub.position, &run->pub.distance, run->trace, raw, tl,
-                                      ctx)))
-        goto out;
-    if ((rc = tsync_trace_write(run->trace, tl, outdir, ctx)))
-        goto out;
-    base = strrchr(input, '/');
-    if (!(run->pub.output = tsync__path_join(outdir, base ? base + 1 : input))) {
-        rc = tsync__oom(ctx);
-        goto out;
-    }
-    run->pub.trace = run->trace;
-    run->pub.estimate = run->estimate;
-    run->pub.clc = run->clc;
-    run->pub.before = run->before;
-    run->pub.after_maps = run->after_maps;
-    run->pub.after = run->after;
-out:
-    tsync_timeline_free(raw);
-    tsync_timeline_free(tl);
-    if (rc) {
-        tsync_sync_result_free(&run->pub);
-        return rc;
-    }
-    *out = &run->pub;
-    return TSYNC_OK;
-}
 
 /* "1199 of 2400 messages (49.96 %)" for people. */
 static void print_counts(const char *label, const tsync_check_report *c, FILE *out)
@@ -176,7 +55,8 @@ static void print_sources(const tsync_estimate *e, FILE *out)
         }
 }
 
-void tsync_sync_result_print(const tsync_sync_result *r, FILE *out)
+/* A line per stage. */
+void tsync__report_sync_print(const tsync_pipeline_result *r, FILE *out)
 {
     char a[32], b[32];
     fprintf(out, "sync: %s -> %s\n", tsync_trace_path(r->trace), r->output);
@@ -237,12 +117,11 @@ void tsync_sync_result_print(const tsync_sync_result *r, FILE *out)
             tsync_check_report_consistent(r->after) ? "CONSISTENT" : "INCONSISTENT");
 }
 
-char *tsync_sync_result_json(const tsync_sync_result *r, tsync_ctx *ctx)
+json_t *tsync__report_sync_json(const tsync_pipeline_result *r, tsync_ctx *ctx)
 {
-    json_t *o = json_object(), *dev = json_object();
-    char *text = NULL;
+    json_t *o = json_object(), *dev = json_object(), *e;
     if (!o || !dev)
-        goto out;
+        goto fail;
     json_object_set_new(o, "input", json_string(tsync_trace_path(r->trace)));
     json_object_set_new(o, "output", json_string(r->output));
     json_object_set_new(o, "domain_rule", json_string(tsync_trace_domain_rule(r->trace)));
@@ -251,11 +130,8 @@ char *tsync_sync_result_json(const tsync_sync_result *r, tsync_ctx *ctx)
                                               : json_null());
     json_object_set_new(o, "before", tsync__check_report_to_json(r->before, r->trace));
     if (r->estimate) {
-        char *est = tsync_estimate_json(r->estimate, r->trace, ctx);
-        json_t *e = est ? json_loads(est, 0, NULL) : NULL;
-        free(est);
-        if (!e)
-            goto out;
+        if (!(e = tsync__estimate_to_json(r->estimate, r->trace, ctx)))
+            goto fail;
         json_object_set_new(o, "estimate", e);
         json_object_set_new(o, "after_maps", tsync__check_report_to_json(r->after_maps, r->trace));
     }
@@ -265,14 +141,12 @@ char *tsync_sync_result_json(const tsync_sync_result *r, tsync_ctx *ctx)
     json_object_set_new(dev, "position", tsync__deviation_to_json(&r->position));
     json_object_set_new(dev, "distance", tsync__deviation_to_json(&r->distance));
     json_object_set_new(o, "deviation", dev);
-    dev = NULL;
     json_object_set_new(o, "shift_ticks", json_integer(r->shift_ticks));
     json_object_set_new(o, "consistent", json_boolean(tsync_check_report_consistent(r->after)));
-    text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-out:
+    return o;
+fail:
     json_decref(dev);
     json_decref(o);
-    if (!text)
-        tsync__oom(ctx);
-    return text;
+    tsync__oom(ctx);
+    return NULL;
 }

@@ -1,8 +1,8 @@
-/* deviation_report.c - the deviation of local intervals (Table 4 of seed 002) as
+/* report_deviation.c - the deviation of local intervals (Table 4 of seed 002) as
  * text for people and as JSON for programs; computed in deviation.c. */
 #include <math.h>
 
-#include "metrics/deviation_report.h"
+#include "report/report.h"
 
 /* A share or a deviation in percent, "inf" for an infinite one. */
 static void pct(FILE *out, double v, const char *fmt)

@@ -1,10 +1,10 @@
-/* check_report.c - the clock condition report as text for people and as JSON for
+/* report_check.c - the clock condition report as text for people and as JSON for
  * programs (metrics in check.c; seed 002, Fig. 5 and Table 3). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "check/check_json.h"
+#include "report/report.h"
 #include "trace/trace.h"
 #include "util/str.h"
 #include "util/units.h"
