@@ -28,6 +28,7 @@
 #define OPT_IF_DESCRIPTION 3
 #define OPT_IF_TSRESOL 9
 #define EPB_FIXED 28 /* type, length, interface, time high and low, two lengths */
+#define PAD4(n) (((n) + 3) & ~(size_t)3)
 
 struct iface {
     uint32_t snaplen;
@@ -45,11 +46,6 @@ struct tsync__pcapng_writer {
     int rc;  /* the first error, sticky */
     int err; /* errno of the write that failed */
 };
-
-static inline size_t pad4(size_t n)
-{
-    return (n + 3) & ~(size_t)3;
-}
 
 static inline uint8_t *put16(uint8_t *p, uint16_t v)
 {
@@ -69,8 +65,8 @@ static uint8_t *put_option(uint8_t *p, uint16_t code, const void *value, size_t 
     p = put16(p, code);
     p = put16(p, (uint16_t)len);
     memcpy(p, value, len);
-    memset(p + len, 0, pad4(len) - len);
-    return p + pad4(len);
+    memset(p + len, 0, PAD4(len) - len);
+    return p + PAD4(len);
 }
 
 static int write_failed(struct tsync__pcapng_writer *w)
@@ -139,7 +135,7 @@ static void writer_free(struct tsync__pcapng_writer *w)
 static int write_shb(struct tsync__pcapng_writer *w)
 {
     static const char appl[] = "tracesync " TSYNC_VERSION;
-    uint8_t body[16 + 4 + pad4(sizeof(appl) - 1) + 4], *p = body;
+    uint8_t body[16 + 4 + PAD4(sizeof(appl) - 1) + 4], *p = body;
     p = put32(p, BYTE_ORDER_MAGIC);
     p = put16(p, 1); /* version 1.0 */
     p = put16(p, 0);
@@ -191,7 +187,7 @@ int tsync__pcapng_add_interface(struct tsync__pcapng_writer *w, uint16_t linktyp
     if (!(grown = realloc(w->ifaces, (w->n_ifaces + 1) * sizeof(*grown))))
         return tsync__oom(w->ctx);
     w->ifaces = grown;
-    size = 8 + 4 + pad4(nl) + (description ? 4 + pad4(dl) : 0) + 4 + 4 + 4;
+    size = 8 + 4 + PAD4(nl) + (description ? 4 + PAD4(dl) : 0) + 4 + 4 + 4;
     if (!(body = malloc(size)))
         return tsync__oom(w->ctx);
     p = put16(body, linktype);
@@ -215,7 +211,7 @@ int tsync__pcapng_add_interface(struct tsync__pcapng_writer *w, uint16_t linktyp
 static int write_large(struct tsync__pcapng_writer *w, uint32_t iface, uint64_t t,
                        const uint8_t *data, uint32_t caplen, uint32_t origlen)
 {
-    size_t padded = pad4(caplen);
+    size_t padded = PAD4(caplen);
     uint32_t total = (uint32_t)(EPB_FIXED + padded + 4);
     uint8_t head[EPB_FIXED], tail[8] = { 0 };
     int rc;
@@ -232,7 +228,7 @@ static int write_large(struct tsync__pcapng_writer *w, uint32_t iface, uint64_t 
 int tsync__pcapng_write_packet(struct tsync__pcapng_writer *w, uint32_t iface, int64_t time_ns,
                                const uint8_t *data, uint32_t caplen, uint32_t origlen)
 {
-    size_t padded = pad4(caplen), total = EPB_FIXED + padded + 4;
+    size_t padded = PAD4(caplen), total = EPB_FIXED + padded + 4;
     uint64_t t = (uint64_t)time_ns;
     uint8_t *p;
     if (w->rc)

@@ -27,7 +27,8 @@ struct tsync__pcapng_writer;
 
 /* Starts OUTDIR/name: makes OUTDIR if needed and writes the Section Header Block
  * into a file of OUTDIR's temporary directory. Errors name OUTDIR/name. Returns 0
- * with *w the caller's (tsync__pcapng_close or tsync__pcapng_discard end it), or
+ * with *w the caller's (tsync__pcapng_close or tsync__pcapng_discard end it; ctx
+ * must live until then: errors of later calls go there), or
  * TSYNC_EIO / TSYNC_ENOMEM with *w NULL and nothing left in OUTDIR. */
 int tsync__pcapng_open(struct tsync__pcapng_writer **w, const char *outdir, const char *name,
                        tsync_ctx *ctx);
@@ -45,9 +46,9 @@ int tsync__pcapng_add_interface(struct tsync__pcapng_writer *w, uint16_t linktyp
  * caplen bytes of data, of a packet originally origlen bytes long. Returns 0, or
  * TSYNC_EINVAL naming the file and the packet (number from 1) for an unknown
  * interface, a time before the epoch, caplen over origlen or over the interface's
- * snaplen; TSYNC_EIO when a write failed (File too large, No space left on device).
- * After an error the file is not finished: end it with close (which returns the
- * error again) or discard. */
+ * snaplen, with the file as it was (the packet left out); TSYNC_EIO when a write
+ * failed (File too large, No space left on device): every later call returns it
+ * again, and close removes the file. */
 int tsync__pcapng_write_packet(struct tsync__pcapng_writer *w, uint32_t iface, int64_t time_ns,
                                const uint8_t *data, uint32_t caplen, uint32_t origlen);
 
@@ -57,8 +58,9 @@ uint64_t tsync__pcapng_packets(const struct tsync__pcapng_writer *w);
 /* Ends the file and frees w: the last writes, the flush and the close are checked,
  * and only then is the file moved to OUTDIR/name (replacing an earlier one), or held
  * with the other outputs while ctx holds outputs (tsync_ctx_hold_outputs). Returns
- * 0, or TSYNC_EIO ("OUTDIR/name: cannot write: REASON; nothing was written") and the
- * first error of an earlier call, with nothing left in OUTDIR. NULL is a no-op. */
+ * 0, or TSYNC_EIO with nothing left in OUTDIR: the first write that failed, in this
+ * call or an earlier one ("OUTDIR/name: cannot write: REASON; nothing was
+ * written"), or the move into place that failed. NULL is a no-op. */
 int tsync__pcapng_close(struct tsync__pcapng_writer *w);
 
 /* Ends the file unfinished and frees w: nothing is left in OUTDIR. NULL is a no-op.

@@ -7,7 +7,6 @@
  * tests/e2e/test_pcapng_tshark.sh.
  */
 #define _DEFAULT_SOURCE /* u_char and u_int, which pcap.h uses */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -312,21 +311,7 @@ static void test_bad_packets(void **state)
     free(dir);
 }
 
-/* The number of entries in dir, hidden ones too. */
-static int entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    assert_non_null(d);
-    while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
-
-/* Discarded: nothing is left; held and committed: in place
- * only at the commit. */
+/* Discarded: nothing is left; held and committed: in place only at the commit. */
 static void test_nothing_or_all(void **state)
 {
     char *dir = fresh("held"), *path = merged_path(dir);
@@ -340,7 +325,7 @@ static void test_nothing_or_all(void **state)
     assert_int_equal(tsync__pcapng_add_interface(w, ETHERNET, 0, "eth0", NULL, &id), 0);
     assert_int_equal(tsync__pcapng_write_packet(w, 0, T0, (const uint8_t *)"abc", 3, 3), 0);
     tsync__pcapng_discard(w);
-    assert_int_equal(entries(dir), 0); /* no file, no temporary directory */
+    assert_int_equal(tmp_entries(dir), 0); /* no file, no temporary directory */
 
     assert_int_equal(tsync_ctx_hold_outputs(ctx), 0);
     assert_int_equal(tsync__pcapng_open(&w, dir, TSYNC__PCAPNG_MERGED, ctx), 0);
@@ -434,7 +419,7 @@ static void test_merge_order(void **state)
     assert_memory_equal(after.b, before.b, before.n);
     free(before.b);
     free(after.b);
-    assert_int_equal(entries(dir), 1); /* and no temporary directory */
+    assert_int_equal(tmp_entries(dir), 1); /* and no temporary directory */
     tsync_ctx_free(ctx);
     free(path);
     free(dir);
