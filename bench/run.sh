@@ -1,10 +1,12 @@
 #!/bin/sh
-# run.sh - `make bench`: every benchmark on 10^7 events (BENCH_EVENTS to change), and the
-# accuracy one on the trace classes of issue 11 and the named simulator scenarios.
+# run.sh - `make bench`: every benchmark on 10^7 events (BENCH_EVENTS to change), the
+# pcapng writer on 10^6 packets (BENCH_PACKETS), and the accuracy one on the trace
+# classes of issue 11 and the named simulator scenarios.
 # Usage: run.sh BUILD_DIR
 set -eu
 build=$1
 events=${BENCH_EVENTS:-10000000}
+packets=${BENCH_PACKETS:-1000000}
 work="$build/bench-work"
 mkdir -p "$work"
 echo "== OTF2: read, match, map, write ($events events)"
@@ -23,6 +25,8 @@ echo "== clock estimation: the hull on one pair, whole estimate runs, path vs gl
 "$build/bench/bench_estimate" "$events"
 echo "== controlled logical clock on a simulated trace ($events events), the whole command against the write floor"
 "$build/bench/bench_clc" "$events" "$work/clc" "$build/tracesync"
+echo "== pcapng: the writer and the merge of 4 captures ($packets packets), against libpcap's pcap_dump"
+"$build/bench/bench_pcapng" "$packets" "$work/pcapng"
 echo "== accuracy against the truth: baseline, maps alone and sync, per estimator (trace classes of issue 11 and named scenarios, seed 1)"
 "$build/bench/bench_accuracy" "$work/accuracy"
 if [ -x "$build/bench/bench_collect" ]; then

@@ -5,7 +5,7 @@ set -eu
 
 PACKAGES="build-essential cmake pkg-config clang libclang-rt-14-dev
 libopen-trace-format2-dev otf2-tools libjansson-dev libcmocka-dev
-libopenmpi-dev openmpi-bin gfortran eztrace lammps python3"
+libopenmpi-dev openmpi-bin gfortran eztrace lammps python3 libpcap-dev tshark"
 
 missing=""
 for p in $PACKAGES; do
@@ -18,6 +18,8 @@ done
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 echo "install-deps: installing$missing" >&2
+# noninteractive: debconf takes the defaults, so tshark's question about capturing
+# as non-root (wireshark-common/install-setuid, default no) does not wait for input.
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get -o DPkg::Lock::Timeout=300 update -qq
 # shellcheck disable=SC2086

@@ -44,6 +44,19 @@ fixture() {
     "$TOOLS/tsync_mkfixture" "$1" "$2" || fail "tsync_mkfixture $1 failed"
 }
 
+# limited CODE LIMIT_BLOCKS CMD...: CMD with a file size limit (512-byte blocks);
+# SIGXFSZ ignored, so that a write past it fails with EFBIG instead of killing.
+limited() {
+    want=$1 blocks=$2
+    shift 2
+    run "$want" sh -c 'trap "" XFSZ; ulimit -f "$0"; exec "$@"' "$blocks" "$@"
+}
+
+# nothing_in OUTDIR: no output and no temporary directory.
+nothing_in() {
+    [ -z "$(ls -A "$1" 2>/dev/null)" ] || fail "$1 is not empty: $(ls -A "$1")"
+}
+
 # tree_sum DIR: one checksum over every file below DIR (to prove it is untouched).
 tree_sum() {
     (cd "$1" && find . -type f | LC_ALL=C sort | xargs cat | md5sum)

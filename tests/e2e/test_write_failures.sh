@@ -5,19 +5,6 @@ run 0 "$TRACESYNC" simulate --scenario smoke --seed 3 -o sim -q
 run 0 "$TRACESYNC" estimate sim/trace.otf2 -o maps.json -q
 printf 'send_location,send_time_ns,recv_location,recv_time_ns\na,1000,b,90000\nb,2000,a,-85000\n' >m.csv
 
-# limited CODE LIMIT_BLOCKS CMD...: CMD with a file size limit (512-byte blocks);
-# SIGXFSZ ignored, so that a write past it fails with EFBIG instead of killing.
-limited() {
-    want=$1 blocks=$2
-    shift 2
-    run "$want" sh -c 'trap "" XFSZ; ulimit -f "$0"; exec "$@"' "$blocks" "$@"
-}
-
-# nothing_in OUTDIR: no output and no temporary directory.
-nothing_in() {
-    [ -z "$(ls -A "$1" 2>/dev/null)" ] || fail "$1 is not empty: $(ls -A "$1")"
-}
-
 for cmd in sync clc; do
     limited 2 1 "$TRACESYNC" $cmd sim/trace.otf2 -o full-$cmd -q
     contains err.txt "full-$cmd/trace/"

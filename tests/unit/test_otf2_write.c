@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <cmocka.h>
 
 #include "tracesync/clc.h"
@@ -87,19 +86,6 @@ static void assert_same_file(const char *a, const char *b, const char *rel)
     free(y);
 }
 
-/* Entries of dir other than . and .. */
-static int entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    assert_non_null(d);
-    while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
-
 /* Every definition and event file is the same for 2, 3, 8 (more than locations)
  * and 0 (one per processor) threads as for 1. The anchor file differs only in
  * its trace identifier, which libotf2 draws anew for every archive. */
@@ -118,7 +104,7 @@ static void test_threads_same_files(void **state)
         tsync_ctx_set_threads(s.ctx, threads[k]);
         for (int again = 0; again < 2; again++) {
             assert_int_equal(tsync_trace_write(s.t, s.tl, out, s.ctx), 0);
-            assert_int_equal(entries(out), 3); /* anchor, .def, directory: no leftovers */
+            assert_int_equal(tmp_entries(out), 3); /* anchor, .def, directory: no leftovers */
             assert_same_file(ref, out, "trace.def");
             for (tsync_loc l = 0; l < tsync_trace_location_count(s.t); l++) {
                 unsigned long long id = (unsigned long long)tsync_trace_location_ref(s.t, l);
@@ -153,13 +139,13 @@ static void test_threads_first_error(void **state)
     snprintf(err1, sizeof(err1), "%s", tsync_ctx_error(s.ctx));
     assert_non_null(strstr(err1, "location 2 "));
     assert_non_null(strstr(err1, "trace.otf2"));
-    assert_int_equal(entries(out), 0);
+    assert_int_equal(tmp_entries(out), 0);
     for (unsigned threads = 2; threads <= 8; threads++) {
         tsync_ctx_set_threads(s.ctx, threads);
         for (int again = 0; again < 3; again++) {
             assert_int_equal(tsync_trace_write(s.t, s.tl, out, s.ctx), TSYNC_EIO);
             assert_string_equal(err1, tsync_ctx_error(s.ctx));
-            assert_int_equal(entries(out), 0);
+            assert_int_equal(tmp_entries(out), 0);
         }
     }
     free(out);

@@ -1,11 +1,14 @@
 /* tmpfile.h - input files for unit tests: text written to
  * $TSYNC_TEST_TMP/<dir>/<name> (or /tmp/<dir>/<name>), the directory made if missing;
- * fresh directories there for tests that write archives. Include after cmocka.h. */
+ * fresh directories there for tests that write archives, and what is left in them.
+ * Include after cmocka.h. */
 #ifndef TSYNC_TEST_TMPFILE_H
 #define TSYNC_TEST_TMPFILE_H
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/fs.h"
 #include "util/str.h"
@@ -35,6 +38,19 @@ static inline void tmp_fresh_dir(const char *dir, const char *name, char *path, 
     snprintf(path, n, "%s/%s/%s", tmp && *tmp ? tmp : "/tmp", dir, name);
     tsync__remove_tree(path);
     assert_int_equal(tsync__mkdirs(path, NULL), 0);
+}
+
+/* The entries of dir other than . and .. (hidden ones too: temporary outputs). */
+static inline int tmp_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    assert_non_null(d);
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
 }
 
 #endif
