@@ -336,7 +336,7 @@ static int read_capture(struct pcap_state *st, tsync_loc loc, struct tsync_sink 
     struct capture *c = &st->cap[loc];
     struct pcap_pkthdr *h;
     const unsigned char *data;
-    uint64_t n = 0, early = 0;
+    uint64_t n = 0, early = 0, keyed = 0;
     tsync_time last = INT64_MIN;
     int got, rc = tsync__sink_begin_location(sink, loc, 0);
     while (rc == TSYNC_OK && (got = pcap_next_ex(c->p, &h, &data)) == 1) {
@@ -359,6 +359,7 @@ static int read_capture(struct pcap_state *st, tsync_loc loc, struct tsync_sink 
                 rc = tsync__oom(st->ctx);
             else
                 rc = tsync__sink_packet(sink, key, s, d);
+            keyed++;
         }
     }
     if (rc == TSYNC_OK && got == -1) {
@@ -372,6 +373,9 @@ static int read_capture(struct pcap_state *st, tsync_loc loc, struct tsync_sink 
     }
     if (rc == TSYNC_OK && n == 0)
         return tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: the capture has no packets", c->path);
+    if (rc == TSYNC_OK && keyed == 0)
+        tsync__warn(st->ctx, "%s: none of its %llu packets is a TCP segment or UDP datagram over "
+                    "IPv4 or IPv6: nothing to pair", c->path, (unsigned long long)n);
     if (early)
         tsync__warn(st->ctx, "%s: %llu packet%s stamped earlier than the packet before; taken at "
                     "that packet's time", c->path, (unsigned long long)early,

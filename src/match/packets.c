@@ -215,6 +215,9 @@ static int sort_out(const struct tsync_trace *t, const struct tsync_match_input 
 static void report(const struct tsync_trace *t, const struct pair_stats *st, size_t n_st,
                    uint64_t once, uint64_t same_host, uint64_t ambiguous, tsync_ctx *ctx)
 {
+    uint64_t paired = 0;
+    for (size_t i = 0; i < n_st; i++)
+        paired += st[i].paired;
     for (size_t i = 0; i < n_st; i++) {
         const struct pair_stats *s = &st[i];
         tsync__warn(ctx, "%s and %s: %llu packet%s paired (%llu one way, %llu the other), %llu "
@@ -225,10 +228,13 @@ static void report(const struct tsync_trace *t, const struct pair_stats *st, siz
                     (unsigned long long)s->ambiguous, tsync__plural(s->ambiguous, "s"),
                     (unsigned long long)s->undecided, tsync__plural(s->undecided, "s"));
     }
+    if (!paired && t->n_nodes > 1)
+        tsync__warn(ctx, "%s: no packet was seen in two captures of different hosts: the captures "
+                    "share no traffic, and their clocks cannot be related", t->path);
     if (once || same_host || ambiguous)
         tsync__warn(ctx, "%s: %llu TCP/UDP packet%s seen in one capture only (hosts not "
-                    "captured), %llu between captures of one host, %llu ambiguous key%s in more "
-                    "than two captures", t->path, (unsigned long long)once,
+                    "captured), %llu between captures of one host, %llu more ambiguous key%s (seen "
+                    "twice in one capture, or in more than two)", t->path, (unsigned long long)once,
                     tsync__plural(once, "s"), (unsigned long long)same_host,
                     (unsigned long long)ambiguous, tsync__plural(ambiguous, "s"));
 }
