@@ -86,8 +86,9 @@ typedef struct {
 #define TSYNC_OPEN_OPTS_INIT { TSYNC_OPEN_OPTS_VERSION, TSYNC_DOMAIN_AUTO, NULL, 10e-6, NULL, 0, NULL, 0 }
 
 /**
- * Reads a trace. `path` names an OTF2 anchor file (".../traces.otf2") or a CSV of
- * messages, told apart by their content (tsync_trace_formats lists what is read;
+ * Reads a trace. `path` names an OTF2 anchor file (".../traces.otf2"), a CSV of
+ * messages or a packet capture (pcap, pcapng; with opts->files the first of a set of
+ * captures, one trace), told apart by their content (tsync_trace_formats lists what is read;
  * a file of no known format is TSYNC_EFORMAT naming them). `opts` may be NULL (domains by node, none split). ClockOffset
  * records are read, not applied. Unmatched messages and locations a domain file does not list
  * are warnings (through the context's log callback) and are counted.

@@ -6,7 +6,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "tracesync/trace.h"
 #include "util/fs.h"
 #include "util/str.h"
 
@@ -35,6 +37,19 @@ static inline void tmp_fresh_dir(const char *dir, const char *name, char *path, 
     snprintf(path, n, "%s/%s/%s", tmp && *tmp ? tmp : "/tmp", dir, name);
     tsync__remove_tree(path);
     assert_int_equal(tsync__mkdirs(path, NULL), 0);
+}
+
+/* tsync_trace_open of `path` fails with `code` and an error containing `message`. */
+static inline void expect_trace_error(const char *path, int code, const char *message)
+{
+    tsync_trace *t = NULL;
+    tsync_ctx *ctx;
+    assert_int_equal(tsync_ctx_new(&ctx), 0);
+    assert_int_equal(tsync_trace_open(&t, path, NULL, ctx), code);
+    assert_null(t);
+    if (!strstr(tsync_ctx_error(ctx), message))
+        fail_msg("message \"%s\" lacks \"%s\"", tsync_ctx_error(ctx), message);
+    tsync_ctx_free(ctx);
 }
 
 #endif
