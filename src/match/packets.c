@@ -152,7 +152,8 @@ static int cast_votes(const struct seen_twice *s, size_t n, struct vote **votes,
 /* owner[addr]: the capture an address belongs to by the votes, TSYNC_NONE if none. */
 static void count_votes(struct vote *v, size_t n, tsync_loc *owner)
 {
-    qsort(v, n, sizeof(*v), vote_cmp);
+    if (n > 1)
+        qsort(v, n, sizeof(*v), vote_cmp);
     for (size_t i = 0; i < n;) {
         uint64_t best = 0;
         size_t j = i;
@@ -292,7 +293,8 @@ int tsync__match_packets(struct tsync_trace *t, struct tsync_match_input *in, ts
             ps->undecided++;
         }
     }
-    qsort(t->messages + first, t->n_messages - first, sizeof(*t->messages), message_cmp);
+    if (t->n_messages - first > 1)
+        qsort(t->messages + first, t->n_messages - first, sizeof(*t->messages), message_cmp);
     report(t, st, n_st, once, same_host, ambiguous, ctx);
 out:
     free(twice);
