@@ -42,7 +42,7 @@ fuzz: deps
 # corpus and earlier findings; new inputs go to build-fuzz/corpus/<target>, crashes
 # to build-fuzz/findings/<target>/ (copy each into tests/data/fuzz-regressions/).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= otf2 csv maps domains
+FUZZ_TARGETS ?= otf2 csv maps domains pcap
 fuzz-run: fuzz
 	sh fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 

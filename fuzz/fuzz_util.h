@@ -33,19 +33,25 @@ static void fuzz_write_file(const char *path, const uint8_t *data, size_t size)
 /* The whole pipeline on `input`: read, match, estimate, maps, CLC, check, write into
  * `outdir`, report as JSON; the output is removed afterwards. Errors are expected;
  * a crash, hang or leak is the finding. One thread: a finding must replay. */
-static void fuzz_sync(const char *input, const char *outdir)
+/* sync with the options given (the open options' files: a set of captures). */
+static void fuzz_sync_opts(const char *input, const char *outdir, const tsync_sync_opts *opts)
 {
-    tsync_sync_opts opts = TSYNC_SYNC_OPTS_INIT;
     tsync_sync_result *r = NULL;
     tsync_ctx *ctx;
     if (tsync_ctx_new(&ctx))
         abort();
-    if (tsync_sync_run(&r, input, outdir, &opts, ctx) == 0) {
+    if (tsync_sync_run(&r, input, outdir, opts, ctx) == 0) {
         free(tsync_sync_result_json(r, ctx));
         tsync_sync_result_free(r);
     }
     tsync_ctx_free(ctx);
     tsync__remove_tree(outdir);
+}
+
+static inline void fuzz_sync(const char *input, const char *outdir)
+{
+    tsync_sync_opts opts = TSYNC_SYNC_OPTS_INIT;
+    fuzz_sync_opts(input, outdir, &opts);
 }
 
 #endif

@@ -73,13 +73,22 @@ typedef struct {
                                   messages arrive more than this before they were sent
                                   (version 3 on; default TSYNC_SPLIT_LATENCIES x the
                                   default inter-node minimum latency of 1 us) */
+    const char *const *files;  /* version 4 on: more files of a trace that is a set of
+                                  files (packet captures, one or more per host), read
+                                  with `path` as one trace; NULL: `path` alone */
+    size_t n_files;
+    const char *const *names;  /* version 4 on: "FILE=HOST" for each file of a set whose
+                                  host is not its file name without the suffix; FILE
+                                  as given or its file name */
+    size_t n_names;
 } tsync_open_opts;
-#define TSYNC_OPEN_OPTS_VERSION 3
-#define TSYNC_OPEN_OPTS_INIT { TSYNC_OPEN_OPTS_VERSION, TSYNC_DOMAIN_AUTO, NULL, 10e-6 }
+#define TSYNC_OPEN_OPTS_VERSION 4
+#define TSYNC_OPEN_OPTS_INIT { TSYNC_OPEN_OPTS_VERSION, TSYNC_DOMAIN_AUTO, NULL, 10e-6, NULL, 0, NULL, 0 }
 
 /**
- * Reads a trace. `path` names an OTF2 anchor file (".../traces.otf2") or a CSV of
- * messages, told apart by their content (tsync_trace_formats lists what is read;
+ * Reads a trace. `path` names an OTF2 anchor file (".../traces.otf2"), a CSV of
+ * messages or a packet capture (pcap, pcapng; with opts->files the first of a set of
+ * captures, one trace), told apart by their content (tsync_trace_formats lists what is read;
  * a file of no known format is TSYNC_EFORMAT naming them). `opts` may be NULL (domains by node, none split). ClockOffset
  * records are read, not applied. Unmatched messages and locations a domain file does not list
  * are warnings (through the context's log callback) and are counted.
@@ -91,6 +100,9 @@ typedef struct {
  */
 TSYNC_API int tsync_trace_open(tsync_trace **out, const char *path, const tsync_open_opts *opts,
                                tsync_ctx *ctx);
+/** Whether the file at `path` is of a format whose trace is a set of files (packet
+ *  captures: tsync_open_opts.files); 0 also for a file that cannot be read. */
+TSYNC_API int tsync_trace_is_file_set(const char *path);
 /** The formats tsync_trace_open reads, for people: "an OTF2 anchor file or a CSV of
  *  messages". A static string, valid until the next call. */
 TSYNC_API const char *tsync_trace_formats(void);

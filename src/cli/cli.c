@@ -146,6 +146,43 @@ int cli_bad_option(const char *cmd, int c, char **argv)
     return cli_usage_error(cmd, "unknown option %s", opt);
 }
 
+int cli_parse_name(const char *arg, tsync_open_opts *out)
+{
+    static const char *names[256];
+    const char *eq = strrchr(arg, '=');
+    if (!eq || eq == arg || !eq[1] || out->n_names == sizeof(names) / sizeof(*names))
+        return -1;
+    names[out->n_names++] = arg;
+    out->names = names;
+    return 0;
+}
+
+int cli_trace_inputs(int argc, char **argv, int i, tsync_open_opts *out)
+{
+    int n = 1;
+    out->files = NULL;
+    out->n_files = 0;
+    if (tsync_trace_is_file_set(argv[i]))
+        while (i + n < argc && tsync_trace_is_file_set(argv[i + n]))
+            n++;
+    if (n > 1) {
+        out->files = (const char *const *)argv + i + 1;
+        out->n_files = (size_t)n - 1;
+    }
+    return n;
+}
+
+int cli_trace_count(int argc, char **argv, int i)
+{
+    tsync_open_opts scratch = TSYNC_OPEN_OPTS_INIT;
+    int n = 0;
+    while (i < argc) {
+        i += cli_trace_inputs(argc, argv, i, &scratch);
+        n++;
+    }
+    return n;
+}
+
 int cli_parse_domains(const char *arg, tsync_open_opts *out)
 {
     out->domain_file = NULL;

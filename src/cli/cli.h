@@ -42,6 +42,15 @@ int cli_wants_help(int argc, char **argv, const char *cmd);
 /* Parses --domains into the open options: "node", "location", or else the path of a
  * domain file (borrowed). Returns 0, or -1 for an empty argument. */
 int cli_parse_domains(const char *arg, tsync_open_opts *out);
+/* --name FILE=HOST: the host of a packet capture, added to the open options (the
+ * argument borrowed). Returns 0, or -1 for an argument that is not FILE=HOST. */
+int cli_parse_name(const char *arg, tsync_open_opts *out);
+/* The trace that starts at input argv[i] (of argv[0, argc)): a run of packet captures
+ * is one trace (the others of the run go to out->files), any other input a trace
+ * alone. Returns how many inputs it takes. cli_trace_count: how many traces the
+ * inputs argv[i, argc) make. */
+int cli_trace_inputs(int argc, char **argv, int i, tsync_open_opts *out);
+int cli_trace_count(int argc, char **argv, int i);
 /* --reference: "auto" (the smallest sum of shortest-path errors, seed 003) or a
  * domain's name; without it, the trace's own time base (seed 000). */
 void cli_parse_reference(const char *arg, tsync_estimate_opts *out);

@@ -43,13 +43,13 @@ int cmd_check(int argc, char **argv)
     static const struct option longopts[] = {
         { "json", no_argument, NULL, 'j' },     { "latency", required_argument, NULL, 'l' },
         { "domains", required_argument, NULL, 'd' }, { "quiet", no_argument, NULL, 'q' },
-        { NULL, 0, NULL, 0 }
+        { "name", required_argument, NULL, 'N' },    { NULL, 0, NULL, 0 }
     };
     tsync_open_opts oo = TSYNC_OPEN_OPTS_INIT;
     tsync_pipeline_opts po = TSYNC_PIPELINE_OPTS_INIT;
     tsync_ctx *ctx;
     const char *latency = NULL;
-    int json = 0, quiet = 0, c, worst = EXIT_OK;
+    int json = 0, quiet = 0, c, worst = EXIT_OK, traces;
 
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ql:d:", longopts, NULL)) != -1) {
@@ -61,6 +61,10 @@ int cmd_check(int argc, char **argv)
             if (cli_parse_domains(optarg, &oo))
                 return cli_usage_error("check", "--domains: expected node, location or a "
                                                 "domain file");
+            break;
+        case 'N':
+            if (cli_parse_name(optarg, &oo))
+                return cli_usage_error("check", "--name: expected FILE=HOST");
             break;
         default: return cli_bad_option("check", c, argv);
         }
@@ -74,10 +78,13 @@ int cmd_check(int argc, char **argv)
         tsync_ctx_free(ctx);
         return EXIT_USAGE;
     }
-    if (json && argc - optind > 1)
+    traces = cli_trace_count(argc, argv, optind);
+    if (json && traces > 1)
         printf("[\n");
-    for (int i = optind; i < argc; i++) {
-        int rc = check_one(argv[i], &po, json, i == optind, ctx);
+    for (int i = optind, used; i < argc; i += used) {
+        int rc;
+        used = cli_trace_inputs(argc, argv, i, &oo);
+        rc = check_one(argv[i], &po, json, i == optind, ctx);
         if (rc == EXIT_USAGE) {
             worst = EXIT_USAGE;
             break;
@@ -86,7 +93,7 @@ int cmd_check(int argc, char **argv)
             worst = rc;
     }
     if (json)
-        printf("%s\n", argc - optind > 1 ? "\n]" : "");
+        printf("%s\n", traces > 1 ? "\n]" : "");
     tsync_ctx_free(ctx);
     return worst;
 }

@@ -53,14 +53,14 @@ int cmd_estimate(int argc, char **argv)
         { "reference", required_argument, NULL, 'R' }, { "domains", required_argument, NULL, 'd' },
         { "global-lsq", no_argument, NULL, 'g' },    { "latency", required_argument, NULL, 'l' },
         { "output", required_argument, NULL, 'o' },  { "quiet", no_argument, NULL, 'q' },
-        { NULL, 0, NULL, 0 }
+        { "name", required_argument, NULL, 'N' },    { NULL, 0, NULL, 0 }
     };
     tsync_open_opts oo = TSYNC_OPEN_OPTS_INIT;
     tsync_pipeline_opts po = TSYNC_PIPELINE_OPTS_INIT;
     tsync_estimate_opts *eo = &po.estimate;
     const char *latency = NULL, *outfile = NULL;
     tsync_ctx *ctx;
-    int json = 0, quiet = 0, c, k, rc = EXIT_OK;
+    int json = 0, quiet = 0, c, k, rc = EXIT_OK, traces;
 
     const struct option *opts = cli_options(longopts, cli_estimate_options, NULL);
 
@@ -82,6 +82,10 @@ int cmd_estimate(int argc, char **argv)
                 return cli_usage_error("estimate", "--domains: expected node, location or a "
                                                    "domain file");
             break;
+        case 'N':
+            if (cli_parse_name(optarg, &oo))
+                return cli_usage_error("estimate", "--name: expected FILE=HOST");
+            break;
         default:
             if ((k = cli_estimate_option("estimate", c, optarg, eo)) != 0) {
                 if (k < 0)
@@ -93,9 +97,10 @@ int cmd_estimate(int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage_error("estimate", "no input given (%s)", tsync_trace_formats());
-    if (outfile && argc - optind > 1)
+    traces = cli_trace_count(argc, argv, optind);
+    if (outfile && traces > 1)
         return cli_usage_error("estimate", "-o takes the maps of one input, got %d inputs",
-                               argc - optind);
+                               traces);
     if (outfile && cli_prepare_output("estimate", "-o", outfile))
         return EXIT_USAGE;
     ctx = cli_context(quiet);
@@ -105,11 +110,13 @@ int cmd_estimate(int argc, char **argv)
         tsync_ctx_free(ctx);
         return EXIT_USAGE;
     }
-    if (json && argc - optind > 1)
+    if (json && traces > 1)
         printf("[\n");
-    for (int i = optind; i < argc && rc == EXIT_OK; i++)
+    for (int i = optind, used; i < argc && rc == EXIT_OK; i += used) {
+        used = cli_trace_inputs(argc, argv, i, &oo);
         rc = estimate_one(argv[i], &po, json, i == optind, outfile, ctx);
-    if (json && rc == EXIT_OK && argc - optind > 1)
+    }
+    if (json && rc == EXIT_OK && traces > 1)
         printf("]\n");
     tsync_ctx_free(ctx);
     return rc;

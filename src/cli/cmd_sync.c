@@ -21,7 +21,7 @@ int cmd_sync(int argc, char **argv)
         { "no-clc", no_argument, NULL, 'n' },         { "reference", required_argument, NULL, 'R' },
         { "domains", required_argument, NULL, 'd' },  { "latency", required_argument, NULL, 'l' },
         { "global-lsq", no_argument, NULL, 'g' },     { "quiet", no_argument, NULL, 'q' },
-        { NULL, 0, NULL, 0 }
+        { "name", required_argument, NULL, 'N' },     { NULL, 0, NULL, 0 }
     };
     tsync_sync_opts o = TSYNC_SYNC_OPTS_INIT;
     const char *outdir = NULL, *report = NULL, *latency = NULL;
@@ -50,6 +50,10 @@ int cmd_sync(int argc, char **argv)
                 return cli_usage_error("sync", "--domains: expected node, location or a "
                                                "domain file");
             break;
+        case 'N':
+            if (cli_parse_name(optarg, &o.open))
+                return cli_usage_error("sync", "--name: expected FILE=HOST");
+            break;
         default:
             /* The options of the stages sync runs, parsed as the stages' commands do. */
             if ((k = cli_estimate_option("sync", c, optarg, &o.estimate)) == 0)
@@ -65,7 +69,7 @@ int cmd_sync(int argc, char **argv)
         return cli_usage_error("sync", "no input given (%s)", tsync_trace_formats());
     if (!outdir)
         return cli_usage_error("sync", "no output directory: add -o OUTDIR");
-    if (report && argc - optind > 1)
+    if (report && cli_trace_count(argc, argv, optind) > 1)
         return cli_usage_error("sync", "--report takes one input; run sync once per input");
     for (int i = optind; i < argc; i++)
         for (int j = optind; j < i; j++)
@@ -81,9 +85,10 @@ int cmd_sync(int argc, char **argv)
         tsync_ctx_free(ctx);
         return EXIT_USAGE;
     }
-    for (int i = optind; i < argc && rc == EXIT_OK; i++) {
+    for (int i = optind, used; i < argc && rc == EXIT_OK; i += used) {
         tsync_sync_result *r = NULL;
         char *text = NULL;
+        used = cli_trace_inputs(argc, argv, i, &o.open);
         /* Each input's corrected trace and the report land together, or neither. */
         if (tsync_ctx_hold_outputs(ctx) || tsync_sync_run(&r, argv[i], outdir, &o, ctx)) {
             rc = cli_fail(ctx, "sync");

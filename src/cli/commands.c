@@ -5,11 +5,14 @@
 const struct cli_command cli_commands[] = {
     { "sync", cmd_sync, "sync INPUT... -o OUTDIR [--report FILE.json] [--estimator hull|regression|none] [--no-clc]",
       "the main job: estimate clocks, apply the maps, remove what remains with the CLC",
-      "Reads INPUT (an OTF2 anchor file or a CSV of messages), estimates from its\n"
+      "Reads INPUT (an OTF2 anchor file, a CSV of messages, or packet captures: pcap\n"
+      "and pcapng files given one after the other are one trace, a host each, whose\n"
+      "packets seen by two hosts are its messages), estimates from its\n"
       "messages and ClockOffset records how every clock domain relates to a reference\n"
       "clock, maps every timestamp onto it, removes the clock condition violations that\n"
       "remain with the controlled logical clock, checks the result and writes it to\n"
-      "OUTDIR under the input's name. The report says, per clock domain, the map, its\n"
+      "OUTDIR under the input's name (each capture under its own, as nanosecond pcap\n"
+      "with the same packets in the same order). The report says, per clock domain, the map, its\n"
       "error bound and the samples used, and the violations before and after.\n"
       "\n"
       "Options:\n"
@@ -34,6 +37,9 @@ const struct cli_command cli_commands[] = {
       "                         intra=0.3us,inter=1us\n"
       "  --no-segment, --min-segment T, --max-segment T, --max-gap T, --max-drift PPM,\n"
       "  --no-offsets           the estimate's options (see estimate --help)\n"
+      "  --name FILE=HOST       the host a packet capture was recorded on (default: its\n"
+      "                         file name without the suffix); captures of one host\n"
+      "                         share its clock\n"
       "  --latency-file FILE, --gamma G, --delta TICKS, --passes N, --threshold X,\n"
       "  --slope S, --no-presync, --threads N\n"
       "                         the clc's options (see clc --help); --threads also sets\n"
@@ -45,7 +51,8 @@ const struct cli_command cli_commands[] = {
       "\n"
       "Example:\n"
       "  tracesync sync run/traces.otf2 -o synced/ --report synced/report.json\n"
-      "  tracesync sync run/traces.otf2 -o synced/ --domains clocks.txt\n" },
+      "  tracesync sync run/traces.otf2 -o synced/ --domains clocks.txt\n"
+      "  tracesync sync web.pcap db.pcapng --name db.pcapng=db1 -o synced/\n" },
     { "check", cmd_check,
       "check INPUT... [--json] [--latency intra=T,inter=T] [--domains node|location|FILE]",
       "report clock condition violations; exit 1 if any",
@@ -69,6 +76,9 @@ const struct cli_command cli_commands[] = {
       "                         a LOCATION being a location id, a name (\"Rank 3\" in\n"
       "                         quotes) or rank:N; # starts a comment; locations not\n"
       "                         listed keep a clock of their own\n"
+      "  --name FILE=HOST       the host a packet capture was recorded on (default: its\n"
+      "                         file name without the suffix); captures of one host\n"
+      "                         share its clock\n"
       "  -q, --quiet            no warnings or progress on stderr\n"
       "\n"
       "Exit status: 0 consistent, 1 violations found, 2 usage or input error.\n"
@@ -126,6 +136,10 @@ const struct cli_command cli_commands[] = {
       "                         (see check --help)\n"
       "  --global-lsq           correct all domains at once by weighted least squares\n"
       "                         over every pair (when the messages form loops)\n"
+      "  --name FILE=HOST       the host a packet capture was recorded on (default: its\n"
+      "                         file name without the suffix); captures of one host\n"
+      "                         share its clock\n"
+
       "  --latency SPEC         minimum latencies, e.g. intra=1us,inter=4us (units ns, us,\n"
       "                         ms, s); default intra=0.3us,inter=1us\n"
       "  --no-segment           one line per pair, never split\n"

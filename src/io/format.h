@@ -23,6 +23,9 @@
                                 * and its splits apply; without it every location is
                                 * its own clock domain unless a domain file groups them */
 #define TSYNC_CAP_COLLECTIVES 8u /* collective operations */
+#define TSYNC_CAP_FILE_SET 16u  /* a trace is a set of files (packet captures, one per
+                                 * host): the files of the open options are read with
+                                 * the path as one trace, through open_set */
 
 /* How many bytes of a file's start the registry reads for probe. */
 #define TSYNC_PROBE_BYTES 256
@@ -42,6 +45,10 @@ struct tsync__format {
     /* Opens `path` (copied if kept) into *reader; fails as tsync_trace_open does
      * (TSYNC_EIO, TSYNC_EFORMAT, ...) with *reader unset and nothing to close. */
     int (*open)(void **reader, const char *path, tsync_ctx *ctx);
+    /* With TSYNC_CAP_FILE_SET: opens the n files paths[] as one trace, file i
+     * recorded on host hosts[i] (both copied); fails as open. */
+    int (*open_set)(void **reader, const char *const *paths, const char *const *hosts, size_t n,
+                    tsync_ctx *ctx);
     /* Emits the clock, nodes, locations (at least one), ranks and communicators. */
     int (*definitions)(void *reader, struct tsync_sink *sink);
     /* Emits every location's events in order, with their records and the offsets. */
@@ -69,5 +76,10 @@ int tsync__format_register(const struct tsync__format *f, tsync_ctx *ctx);
  * format (OTF2, whose errors say what to give). TSYNC_EFORMAT, naming the file and
  * the known formats, when none applies. */
 int tsync__format_for(const struct tsync__format **out, const char *path, tsync_ctx *ctx);
+
+/* The host of a file of a set when the user names none: its file name without
+ * directory and last suffix ("cap/alpha.pcapng" -> "alpha"). Malloc'ed; NULL when
+ * out of memory. */
+char *tsync__default_host(const char *path);
 
 #endif

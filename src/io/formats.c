@@ -3,6 +3,7 @@
  * into a sink, the clock domains are formed (by rule, or from the domain file), the
  * reader emits the events, and the match stage (match/) pairs the records. Also the
  * open options every reader shares, and the writer a trace goes back through. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "io/format.h"
@@ -41,10 +42,94 @@ static int domain_opts(const tsync_open_opts *opts, enum tsync_domain_rule *rule
     return TSYNC_OK;
 }
 
+char *tsync__default_host(const char *path)
+{
+    const char *base = strrchr(path, '/'), *dot;
+    base = base ? base + 1 : path;
+    dot = strrchr(base, '.');
+    return strndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+}
+
+/* Whether "FILE=HOST" names the file at `path` (FILE as given, or its file name). */
+static int names_file(const char *name, const char *path)
+{
+    const char *eq = strrchr(name, '='), *base = strrchr(path, '/');
+    size_t k = eq ? (size_t)(eq - name) : 0;
+    base = base ? base + 1 : path;
+    return eq && ((strlen(path) == k && strncmp(name, path, k) == 0) ||
+                  (strlen(base) == k && strncmp(name, base, k) == 0));
+}
+
+/* Opens a set of files (`path` and the options' files, all of format `fmt`), each
+ * on the host a name gives it or its default host. */
+static int open_set(void **reader, const struct tsync__format *fmt, const char *path,
+                    const tsync_open_opts *opts, tsync_ctx *ctx)
+{
+    int v4 = opts && opts->version >= 4;
+    size_t n = 1 + (v4 && opts->files ? opts->n_files : 0), n_names = v4 && opts->names ? opts->n_names : 0;
+    const char **paths = calloc(n, sizeof(*paths));
+    char **hosts = calloc(n, sizeof(*hosts));
+    int rc = TSYNC_OK;
+    if (!paths || !hosts) {
+        rc = tsync__oom(ctx);
+        goto out;
+    }
+    for (size_t i = 0; i < n && rc == TSYNC_OK; i++) {
+        const struct tsync__format *f;
+        paths[i] = i ? opts->files[i - 1] : path;
+        if (i && (rc = tsync__format_for(&f, paths[i], ctx)) == TSYNC_OK && f != fmt)
+            rc = tsync__fail(ctx, TSYNC_EINVAL, "%s is %s, %s is %s: only files of one format "
+                             "that reads sets of files make one trace", path, fmt->what,
+                             paths[i], f->what);
+        for (size_t k = 0; k < n_names && rc == TSYNC_OK && !hosts[i]; k++)
+            if (names_file(opts->names[k], paths[i]) && !(hosts[i] = strdup(strrchr(opts->names[k], '=') + 1)))
+                rc = tsync__oom(ctx);
+        if (rc == TSYNC_OK && !hosts[i] && !(hosts[i] = tsync__default_host(paths[i])))
+            rc = tsync__oom(ctx);
+    }
+    for (size_t k = 0; k < n_names && rc == TSYNC_OK; k++) {
+        size_t i = 0;
+        while (i < n && !names_file(opts->names[k], paths[i]))
+            i++;
+        if (i == n || !strrchr(opts->names[k], '=')[1])
+            rc = tsync__fail(ctx, TSYNC_EINVAL, "name \"%s\": expected FILE=HOST with FILE one "
+                             "of the inputs", opts->names[k]);
+    }
+    if (rc == TSYNC_OK)
+        rc = fmt->open_set(reader, paths, (const char *const *)hosts, n, ctx);
+out:
+    for (size_t i = 0; hosts && i < n; i++)
+        free(hosts[i]);
+    free(hosts);
+    free(paths);
+    return rc;
+}
+
+/* The reader of the trace at `path` (with the options' files, a set). */
+static int open_reader(void **reader, const struct tsync__format **fmt, const char *path,
+                       const tsync_open_opts *opts, tsync_ctx *ctx)
+{
+    int rc = tsync__format_for(fmt, path, ctx);
+    if (rc)
+        return rc;
+    if ((*fmt)->caps & TSYNC_CAP_FILE_SET)
+        return open_set(reader, *fmt, path, opts, ctx);
+    if (opts && opts->version >= 4 && opts->n_files)
+        return tsync__fail(ctx, TSYNC_EINVAL, "%s: %s is a trace of its own, not one of a set "
+                           "of files", path, (*fmt)->what);
+    return (*fmt)->open(reader, path, ctx);
+}
+
+int tsync_trace_is_file_set(const char *path)
+{
+    const struct tsync__format *fmt;
+    return tsync__format_for(&fmt, path, NULL) == TSYNC_OK && (fmt->caps & TSYNC_CAP_FILE_SET);
+}
+
 /* The reader's steps into a new trace; on failure the trace is freed. */
 static int read_trace(tsync_trace **out, struct tsync_match_input *match, const char *path,
-                      enum tsync_domain_rule rule, const struct tsync__domain_file *df,
-                      tsync_ctx *ctx)
+                      const tsync_open_opts *opts, enum tsync_domain_rule rule,
+                      const struct tsync__domain_file *df, tsync_ctx *ctx)
 {
     const struct tsync__format *fmt;
     struct tsync_sink sink;
@@ -52,7 +137,7 @@ static int read_trace(tsync_trace **out, struct tsync_match_input *match, const 
     void *reader = NULL;
     int rc;
 
-    if ((rc = tsync__format_for(&fmt, path, ctx)) || (rc = fmt->open(&reader, path, ctx)))
+    if ((rc = open_reader(&reader, &fmt, path, opts, ctx)))
         return rc;
     if (!(t = tsync__trace_alloc(path))) {
         fmt->close(reader);
@@ -108,7 +193,7 @@ int tsync__trace_open_unmatched(tsync_trace **out, struct tsync_match_input *mat
             return rc;
         dfp = &df;
     }
-    rc = read_trace(out, match, path, rule, dfp, ctx);
+    rc = read_trace(out, match, path, opts, rule, dfp, ctx);
     tsync__domain_file_free(dfp);
     return rc;
 }

@@ -15,7 +15,8 @@
 
 #define TSYNC_BUILTIN_FORMATS(X) \
     X(otf2)                      \
-    X(csv)
+    X(csv)                       \
+    X(pcap)
 
 #define DECLARE(name) extern const struct tsync__format tsync__##name##_format;
 #define ENTRY(name) &tsync__##name##_format,
@@ -30,9 +31,10 @@ static size_t n_formats = 0 TSYNC_BUILTIN_FORMATS(COUNT);
 int tsync__format_register(const struct tsync__format *f, tsync_ctx *ctx)
 {
     if (!f || !f->name || !f->what || !f->probe || !f->open || !f->definitions || !f->events ||
-        !f->close)
+        !f->close || ((f->caps & TSYNC_CAP_FILE_SET) && !f->open_set))
         return tsync__fail(ctx, TSYNC_EINVAL, "a trace format needs a name, a description, "
-                           "probe, open, definitions, events and close");
+                           "probe, open, definitions, events and close (and open_set for "
+                           "a set of files)");
     for (size_t i = 0; i < n_formats; i++)
         if (strcmp(formats[i]->name, f->name) == 0)
             return tsync__fail(ctx, TSYNC_EINVAL, "trace format \"%s\" is known already", f->name);

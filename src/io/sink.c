@@ -60,6 +60,7 @@ int tsync__sink_join(struct tsync_sink *s, struct tsync_sink *part)
     rc |= APPEND(&s->rec, &part->rec, recvs, n_recvs, cap_recvs);
     rc |= APPEND(&s->rec, &part->rec, ends, n_ends, cap_ends);
     rc |= APPEND(&s->rec, &part->rec, colls, n_colls, cap_colls);
+    rc |= APPEND(&s->rec, &part->rec, packets, n_packets, cap_packets);
     rc |= APPEND(s, part, offsets, n_offsets, cap_offsets);
     s->unmatched_sends += part->unmatched_sends;
     s->unmatched_recvs += part->unmatched_recvs;
@@ -210,6 +211,12 @@ int tsync__sink_end(struct tsync_sink *s, uint64_t id, int is_recv)
 {
     struct tsync_end_rec e = { id, tsync__sink_last(s), s->cur, (uint8_t)!!is_recv };
     return PUSH_REC(s, ends, n_ends, cap_ends, e);
+}
+
+int tsync__sink_packet(struct tsync_sink *s, uint64_t key, uint32_t src, uint32_t dst)
+{
+    struct tsync_packet_rec p = { key, tsync__sink_last(s), s->cur, src, dst };
+    return PUSH_REC(s, packets, n_packets, cap_packets, p);
 }
 
 int tsync__sink_collective(struct tsync_sink *s, const struct tsync_coll_rec *r)

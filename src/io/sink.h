@@ -100,6 +100,8 @@ int tsync__sink_recv(struct tsync_sink *s, const struct tsync_p2p_rec *r);
 void tsync__sink_unmatched(struct tsync_sink *s, int is_send);
 /* One end of message `id` as the file numbers its messages (match/ends.c). */
 int tsync__sink_end(struct tsync_sink *s, uint64_t id, int is_recv);
+/* A packet with pairing key `key` from address id src to dst (match/packets.c). */
+int tsync__sink_packet(struct tsync_sink *s, uint64_t key, uint32_t src, uint32_t dst);
 /* A collective member (match/collective.c). */
 int tsync__sink_collective(struct tsync_sink *s, const struct tsync_coll_rec *r);
 /* A clock offset measured at location `loc`: global = local + offset at `time`. */

@@ -10,6 +10,7 @@ void tsync__match_input_free(struct tsync_match_input *in)
     free(in->recvs);
     free(in->ends);
     free(in->colls);
+    free(in->packets);
     memset(in, 0, sizeof(*in));
 }
 
@@ -20,6 +21,8 @@ int tsync__trace_match(struct tsync_trace *t, struct tsync_match_input *in, tsyn
         rc = tsync__match_p2p(t, in, ctx);
     if (rc == TSYNC_OK && in->n_ends)
         rc = tsync__match_ends(t, in, ctx);
+    if (rc == TSYNC_OK && in->n_packets)
+        rc = tsync__match_packets(t, in, ctx);
     if (rc == TSYNC_OK && in->n_colls)
         rc = tsync__match_collectives(t, in, ctx);
     tsync__match_input_free(in);

@@ -4,7 +4,7 @@
  * the file pairs itself, and per collective end into their sink (io/sink.h) while
  * they read; tsync__trace_match hands each stream to its matcher, side by side:
  * MPI matching (p2p.c), ends paired by the file's own message id (ends.c),
- * collective instances (collective.c). The records are freed afterwards: they are
+ * collective instances (collective.c), packets seen in two captures (packets.c). The records are freed afterwards: they are
  * the transient part of reading, not part of the model.
  */
 #ifndef TSYNC_MATCH_MATCH_H
@@ -42,6 +42,16 @@ struct tsync_end_rec {
     uint8_t is_recv;
 };
 
+/* A packet of a capture that may have been seen in another capture too: its pairing
+ * key (a hash of what identifies the packet on the wire, match/packets.c) and its
+ * source and destination addresses (ids, the same in every capture of the trace). */
+struct tsync_packet_rec {
+    uint64_t key;
+    uint64_t idx;        /* the packet's event */
+    tsync_loc loc;       /* its capture */
+    uint32_t src, dst;
+};
+
 struct tsync_match_input {
     struct tsync_p2p_rec *sends, *recvs;
     size_t n_sends, cap_sends, n_recvs, cap_recvs;
@@ -49,6 +59,8 @@ struct tsync_match_input {
     size_t n_ends, cap_ends;
     struct tsync_coll_rec *colls;
     size_t n_colls, cap_colls;
+    struct tsync_packet_rec *packets;
+    size_t n_packets, cap_packets;
 };
 
 void tsync__match_input_free(struct tsync_match_input *in);
@@ -84,6 +96,12 @@ int tsync__match_p2p(struct tsync_trace *t, struct tsync_match_input *in, tsync_
  * of one id are a message, appended in id order; an id with one end only is counted
  * unmatched and warned about once in all. Fails only on ENOMEM. */
 int tsync__match_ends(struct tsync_trace *t, struct tsync_match_input *in, tsync_ctx *ctx);
+
+/* Pairs the packets that two captures of different hosts both saw (packets.c):
+ * each becomes a message from the capture of its source address's host to the
+ * other. Keys seen twice in one capture or in more than two captures are left out;
+ * each pair of hosts is summarized in a warning. Fails only on ENOMEM. */
+int tsync__match_packets(struct tsync_trace *t, struct tsync_match_input *in, tsync_ctx *ctx);
 
 /* Groups collective ends into instances: per communicator, the k-th call of every
  * member is instance k. Fills trace->collectives and trace->members. Warns about

@@ -53,18 +53,12 @@ static void test_read(void **state)
     free(path);
 }
 
+/* Errors name the file. */
 static void expect_error(const char *name, const char *text, int code, const char *message)
 {
     char *path = write_csv(name, text);
-    tsync_trace *t = NULL;
-    tsync_ctx *ctx;
-    assert_int_equal(tsync_ctx_new(&ctx), 0);
-    assert_int_equal(tsync_trace_open(&t, path, NULL, ctx), code);
-    assert_null(t);
-    if (!strstr(tsync_ctx_error(ctx), message))
-        fail_msg("message \"%s\" lacks \"%s\"", tsync_ctx_error(ctx), message);
-    assert_non_null(strstr(tsync_ctx_error(ctx), name));
-    tsync_ctx_free(ctx);
+    expect_trace_error(path, code, message);
+    expect_trace_error(path, code, name);
     free(path);
 }
 

@@ -159,7 +159,8 @@ static void test_register_twice(void **state)
     assert_int_equal(tsync__format_register(&toy_format, ctx), TSYNC_EINVAL);
     assert_non_null(strstr(tsync_ctx_error(ctx), "\"toy\" is known already"));
     assert_string_equal(tsync_trace_formats(),
-                        "an OTF2 anchor file, a CSV of messages or a toy event list");
+                        "an OTF2 anchor file, a CSV of messages, packet captures (pcap, "
+                        "pcapng) or a toy event list");
     tsync_ctx_free(ctx);
 }
 
@@ -231,7 +232,8 @@ static void test_unknown_format(void **state)
     assert_null(t);
     assert_non_null(strstr(tsync_ctx_error(ctx), "mystery.dat: not a trace of a known format "
                                                  "(tracesync reads an OTF2 anchor file, a CSV of "
-                                                 "messages or a toy event list)"));
+                                                 "messages, packet captures (pcap, pcapng) or a "
+                                                 "toy event list)"));
     tsync_ctx_free(ctx);
     free(path);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tracesync/trace.h"
 #include "util/fs.h"
 #include "util/str.h"
 
@@ -51,6 +52,19 @@ static inline int tmp_entries(const char *dir)
         n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
     closedir(d);
     return n;
+}
+
+/* tsync_trace_open of `path` fails with `code` and an error containing `message`. */
+static inline void expect_trace_error(const char *path, int code, const char *message)
+{
+    tsync_trace *t = NULL;
+    tsync_ctx *ctx;
+    assert_int_equal(tsync_ctx_new(&ctx), 0);
+    assert_int_equal(tsync_trace_open(&t, path, NULL, ctx), code);
+    assert_null(t);
+    if (!strstr(tsync_ctx_error(ctx), message))
+        fail_msg("message \"%s\" lacks \"%s\"", tsync_ctx_error(ctx), message);
+    tsync_ctx_free(ctx);
 }
 
 #endif

@@ -1,0 +1,525 @@
+/* pcap.c - packet captures (pcap, pcapng) as a trace: one capture file per host.
+ *
+ * A trace is a set of captures (TSYNC_CAP_FILE_SET), each file one location named
+ * by its path as given, on the node named by its host: the clock domain of a host
+ * is its captures'. Every packet is one event at its capture timestamp in integer
+ * nanoseconds (libpcap converts pcapng's if_tsresol and adds if_tsoffset; classic
+ * microsecond pcap is scaled by 1000). Each IPv4 or IPv6 TCP segment and UDP
+ * datagram also gives a record with its pairing key (match/packets.c), so that the
+ * same packet seen in two captures becomes a message. Link types: Ethernet (with
+ * VLAN tags), Linux cooked SLL and SLL2, raw IP.
+ *
+ * A packet stamped earlier than the one before it (capture queues of several CPUs)
+ * is taken at the time before it, as the trace model needs, with a warning; written
+ * back, it keeps its own distance to that time. A capture cut short inside its last
+ * packet (a killed tcpdump) is read up to that packet, with a warning; a corrupt
+ * record elsewhere, an unsupported link type or a file that is no capture fail,
+ * naming the file and the packet. Written back, each capture keeps its packets,
+ * their order and its link type, in nanosecond pcap, with corrected timestamps.
+ */
+#define _DEFAULT_SOURCE /* u_char and u_int, which pcap.h uses */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <pcap/pcap.h>
+
+#include "io/format.h"
+#include "util/ctx.h"
+#include "util/fs.h"
+#include "util/outdir.h"
+#include "util/str.h"
+#include "util/vec.h"
+
+/* Times are kept from a base 2^59 ns (18 years) before the first packet of the
+ * first capture: the stages handle +-2^60 ticks, which epoch nanoseconds exceed, and
+ * no capture's clock is that far behind. */
+#define BASE_MARGIN ((tsync_time)1 << 59)
+
+/* How many payload bytes of a UDP datagram its key hashes. */
+#define UDP_HASHED 32
+
+struct capture {
+    char *path, *host;
+    pcap_t *p;
+    int link;
+    uint32_t node;
+};
+
+/* An address seen as a packet's source or destination; IPv4 as ::ffff:a.b.c.d. */
+struct addr_slot {
+    unsigned char a[16];
+    uint32_t id;      /* + 1; 0: empty */
+};
+
+struct pcap_state {
+    struct capture *cap;
+    size_t n;
+    tsync_time base;  /* nanoseconds since 1970 at time 0 of the trace */
+    tsync_ctx *ctx;
+    struct addr_slot *addr;
+    size_t mask, n_addr;
+};
+
+static const unsigned char PCAP_US[4] = { 0xd4, 0xc3, 0xb2, 0xa1 }, PCAP_NS[4] = { 0x4d, 0x3c, 0xb2, 0xa1 },
+                           PCAPNG[4] = { 0x0a, 0x0d, 0x0d, 0x0a };
+
+static int pcap_probe(const unsigned char *head, size_t n)
+{
+    unsigned char swapped[4];
+    if (n < 4)
+        return 0;
+    for (int i = 0; i < 4; i++)
+        swapped[i] = head[3 - i];
+    return memcmp(head, PCAPNG, 4) == 0 || memcmp(head, PCAP_US, 4) == 0 ||
+           memcmp(head, PCAP_NS, 4) == 0 || memcmp(swapped, PCAP_US, 4) == 0 ||
+           memcmp(swapped, PCAP_NS, 4) == 0;
+}
+
+static int link_supported(int link)
+{
+    return link == DLT_EN10MB || link == DLT_LINUX_SLL || link == DLT_LINUX_SLL2 ||
+           link == DLT_RAW || link == DLT_IPV4 || link == DLT_IPV6;
+}
+
+static void pcap_close_reader(void *r)
+{
+    struct pcap_state *st = r;
+    if (!st)
+        return;
+    for (size_t i = 0; i < st->n; i++) {
+        if (st->cap[i].p)
+            pcap_close(st->cap[i].p);
+        free(st->cap[i].path);
+        free(st->cap[i].host);
+    }
+    free(st->cap);
+    free(st->addr);
+    free(st);
+}
+
+/* Opens one capture for reading with nanosecond stamps; fails naming the file. */
+static int open_capture(pcap_t **out, const char *path, tsync_ctx *ctx)
+{
+    char err[PCAP_ERRBUF_SIZE] = "";
+    pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
+    int link;
+    if (!p)
+        return tsync__fail(ctx, errno == ENOENT ? TSYNC_EIO : TSYNC_EFORMAT,
+                           "%s: not a readable packet capture: %s", path, err);
+    link = pcap_datalink(p);
+    if (!link_supported(link)) {
+        const char *name = pcap_datalink_val_to_name(link);
+        pcap_close(p);
+        return tsync__fail(ctx, TSYNC_EUNSUPPORTED, "%s: link type %d (%s) is not supported "
+                           "(tracesync reads Ethernet, Linux cooked SLL and SLL2, and raw IP)",
+                           path, link, name ? name : "unknown");
+    }
+    *out = p;
+    return TSYNC_OK;
+}
+
+static tsync_time stamp(const struct pcap_pkthdr *h)
+{
+    return (tsync_time)h->ts.tv_sec * 1000000000 + (tsync_time)h->ts.tv_usec;
+}
+
+/* The base of the trace's times: from the first packet of `path` (0 for none). */
+static int time_base(tsync_time *base, const char *path, tsync_ctx *ctx)
+{
+    struct pcap_pkthdr *h;
+    const unsigned char *data;
+    pcap_t *p;
+    int rc = open_capture(&p, path, ctx);
+    if (rc)
+        return rc;
+    *base = 0;
+    if (pcap_next_ex(p, &h, &data) == 1 && stamp(h) > BASE_MARGIN)
+        *base = (stamp(h) - BASE_MARGIN) / 1000000000 * 1000000000;
+    pcap_close(p);
+    return TSYNC_OK;
+}
+
+static int pcap_open_set(void **out, const char *const *paths, const char *const *hosts, size_t n,
+                         tsync_ctx *ctx)
+{
+    struct pcap_state *st = calloc(1, sizeof(*st));
+    int rc = TSYNC_OK;
+    if (!st || !(st->cap = calloc(n ? n : 1, sizeof(*st->cap))) ||
+        !(st->addr = calloc(64, sizeof(*st->addr)))) {
+        pcap_close_reader(st);
+        return tsync__oom(ctx);
+    }
+    st->ctx = ctx;
+    st->mask = 63;
+    st->n = n;
+    for (size_t i = 0; i < n && rc == TSYNC_OK; i++) {
+        struct capture *c = &st->cap[i];
+        if (!(c->path = strdup(paths[i])) || !(c->host = strdup(hosts[i])))
+            rc = tsync__oom(ctx);
+        else if (!(rc = open_capture(&c->p, paths[i], ctx)))
+            c->link = pcap_datalink(c->p);
+    }
+    if (rc == TSYNC_OK && n)
+        rc = time_base(&st->base, paths[0], ctx);
+    if (rc) {
+        pcap_close_reader(st);
+        return rc;
+    }
+    *out = st;
+    return TSYNC_OK;
+}
+
+/* Nanoseconds; a node per host (the first capture of a host makes it), a location
+ * per capture. */
+static int pcap_definitions(void *r, struct tsync_sink *sink)
+{
+    struct pcap_state *st = r;
+    int rc = TSYNC_OK;
+    tsync__sink_clock(sink, 1000000000, (uint64_t)st->base, 0, 0);
+    for (size_t i = 0; i < st->n && rc == TSYNC_OK; i++) {
+        struct capture *c = &st->cap[i];
+        size_t k = 0;
+        while (k < i && strcmp(st->cap[k].host, c->host) != 0)
+            k++;
+        if (k < i)
+            c->node = st->cap[k].node;
+        else
+            rc = tsync__sink_node(sink, c->host, &c->node);
+        if (rc == TSYNC_OK)
+            rc = tsync__sink_location(sink, i, c->path, c->node);
+    }
+    return rc;
+}
+
+static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The id of an address, added if new; UINT32_MAX when out of memory. */
+static uint32_t addr_id(struct pcap_state *st, const unsigned char a[16])
+{
+    size_t k;
+    if (2 * (st->n_addr + 1) > st->mask + 1) {
+        size_t size = (st->mask + 1) * 2;
+        struct addr_slot *slot = calloc(size, sizeof(*slot));
+        if (!slot)
+            return UINT32_MAX;
+        for (size_t i = 0; i <= st->mask; i++) {
+            if (!st->addr[i].id)
+                continue;
+            for (k = fnv(14695981039346656037ull, st->addr[i].a, 16) & (size - 1); slot[k].id;)
+                k = (k + 1) & (size - 1);
+            slot[k] = st->addr[i];
+        }
+        free(st->addr);
+        st->addr = slot;
+        st->mask = size - 1;
+    }
+    for (k = fnv(14695981039346656037ull, a, 16) & st->mask; st->addr[k].id; k = (k + 1) & st->mask)
+        if (memcmp(st->addr[k].a, a, 16) == 0)
+            return st->addr[k].id - 1;
+    memcpy(st->addr[k].a, a, 16);
+    st->addr[k].id = (uint32_t)++st->n_addr;
+    return st->addr[k].id - 1;
+}
+
+static uint32_t be16(const unsigned char *p) { return (uint32_t)p[0] << 8 | p[1]; }
+
+/* The IP packet inside a frame of link type `link`: its offset, or -1 for a frame
+ * without IPv4 or IPv6. */
+static long ip_offset(int link, const unsigned char *f, size_t n)
+{
+    size_t off, type_at;
+    uint32_t type;
+    switch (link) {
+    case DLT_RAW: case DLT_IPV4: case DLT_IPV6:
+        return 0;
+    case DLT_LINUX_SLL: type_at = 14; off = 16; break;
+    case DLT_LINUX_SLL2: type_at = 0; off = 20; break;
+    default: type_at = 12; off = 14; break;   /* Ethernet */
+    }
+    if (n < off)
+        return -1;
+    type = be16(f + type_at);
+    while (link == DLT_EN10MB && (type == 0x8100 || type == 0x88a8) && n >= off + 4) {
+        type = be16(f + off + 2);   /* a VLAN tag: its TCI, then the inner type */
+        off += 4;
+    }
+    return type == 0x0800 || type == 0x86dd ? (long)off : -1;
+}
+
+/* The pairing key of an IP packet (seed 003, section 7), its source and destination:
+ * 1, or 0 for a packet that is not an unfragmented TCP segment or UDP datagram whose
+ * headers (and, for UDP, hashed bytes) were captured. */
+static int packet_key(const unsigned char *ip, size_t n, uint64_t *key, unsigned char src[16],
+                      unsigned char dst[16])
+{
+    static const unsigned char v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+    const unsigned char *l4;
+    size_t hl, avail;
+    uint32_t proto, len;   /* len: the transport header and payload, by the IP header */
+    uint64_t h = 14695981039346656037ull;
+    if (n < 20)
+        return 0;
+    if (ip[0] >> 4 == 4) {
+        hl = (size_t)(ip[0] & 15) * 4;
+        if (hl < 20 || n < hl || (be16(ip + 6) & 0x3fff) || be16(ip + 2) < hl)
+            return 0;   /* a fragment, or a bad header */
+        proto = ip[9];
+        len = be16(ip + 2) - (uint32_t)hl;
+        memcpy(src, v4mapped, 12);
+        memcpy(src + 12, ip + 12, 4);
+        memcpy(dst, v4mapped, 12);
+        memcpy(dst + 12, ip + 16, 4);
+    } else if (ip[0] >> 4 == 6 && n >= 40) {
+        hl = 40;
+        proto = ip[6];
+        len = be16(ip + 4);
+        memcpy(src, ip + 8, 16);
+        memcpy(dst, ip + 24, 16);
+        /* Hop-by-hop, routing and destination options before the transport. */
+        while ((proto == 0 || proto == 43 || proto == 60) && n >= hl + 8) {
+            size_t ext = ((size_t)ip[hl + 1] + 1) * 8;
+            if (len < ext)
+                return 0;
+            proto = ip[hl];
+            hl += ext;
+            len -= (uint32_t)ext;
+        }
+    } else {
+        return 0;
+    }
+    l4 = ip + hl;
+    avail = n > hl ? n - hl : 0;
+    h = fnv(h, src, 16);
+    h = fnv(h, dst, 16);
+    if (proto == 6 && avail >= 20 && len >= (uint32_t)(l4[12] >> 4) * 4) {
+        unsigned char k[8];
+        uint32_t payload = len - (uint32_t)(l4[12] >> 4) * 4;
+        h = fnv(h, l4, 12);                /* ports, sequence and acknowledgement numbers */
+        k[0] = 6;
+        k[1] = l4[13];                     /* flags */
+        k[2] = (unsigned char)(payload >> 24);
+        k[3] = (unsigned char)(payload >> 16);
+        k[4] = (unsigned char)(payload >> 8);
+        k[5] = (unsigned char)payload;
+        *key = fnv(h, k, 6);
+        return 1;
+    }
+    if (proto == 17 && avail >= 8 && len >= 8) {
+        size_t hashed = len - 8 < UDP_HASHED ? len - 8 : UDP_HASHED;
+        if (avail < 8 + hashed)
+            return 0;   /* the bytes the key needs were not captured */
+        h = fnv(h, (const unsigned char *)"\x11", 1);
+        h = fnv(h, l4, 6);                 /* ports and length */
+        *key = fnv(h, l4 + 8, hashed);
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether libpcap's error is the end of the file inside a packet. */
+static int cut_short(const char *err)
+{
+    return strstr(err, "truncated") != NULL;
+}
+
+/* One capture's packets: an event each, a pairing record for TCP and UDP. */
+static int read_capture(struct pcap_state *st, tsync_loc loc, struct tsync_sink *sink)
+{
+    struct capture *c = &st->cap[loc];
+    struct pcap_pkthdr *h;
+    const unsigned char *data;
+    uint64_t n = 0, early = 0, keyed = 0;
+    tsync_time last = INT64_MIN;
+    int got, rc = tsync__sink_begin_location(sink, loc, 0);
+    while (rc == TSYNC_OK && (got = pcap_next_ex(c->p, &h, &data)) == 1) {
+        tsync_time time = stamp(h) - st->base;
+        unsigned char src[16], dst[16];
+        uint64_t key;
+        long ip;
+        n++;
+        if (time < last) {
+            early++;
+            time = last;
+        }
+        last = time;
+        if ((rc = tsync__sink_event(sink, time, TSYNC_EV_OTHER)))
+            break;
+        ip = ip_offset(c->link, data, h->caplen);
+        if (ip >= 0 && packet_key(data + ip, h->caplen - (size_t)ip, &key, src, dst)) {
+            uint32_t s = addr_id(st, src), d = addr_id(st, dst);
+            if (s == UINT32_MAX || d == UINT32_MAX)
+                rc = tsync__oom(st->ctx);
+            else
+                rc = tsync__sink_packet(sink, key, s, d);
+            keyed++;
+        }
+    }
+    if (rc == TSYNC_OK && got == -1) {
+        const char *err = pcap_geterr(c->p);
+        if (!cut_short(err))
+            return tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: packet %llu: %s", c->path,
+                               (unsigned long long)n + 1, err);
+        tsync__warn(st->ctx, "%s: packet %llu is cut short by the end of the file (%s); the %llu "
+                    "packets before it are read", c->path, (unsigned long long)n + 1, err,
+                    (unsigned long long)n);
+    }
+    if (rc == TSYNC_OK && n == 0)
+        return tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: the capture has no packets", c->path);
+    if (rc == TSYNC_OK && keyed == 0)
+        tsync__warn(st->ctx, "%s: none of its %llu packets is a TCP segment or UDP datagram over "
+                    "IPv4 or IPv6: nothing to pair", c->path, (unsigned long long)n);
+    if (early)
+        tsync__warn(st->ctx, "%s: %llu packet%s stamped earlier than the packet before; taken at "
+                    "that packet's time", c->path, (unsigned long long)early,
+                    tsync__plural(early, "s"));
+    return rc;
+}
+
+static int pcap_events(void *r, struct tsync_sink *sink)
+{
+    struct pcap_state *st = r;
+    int rc = TSYNC_OK;
+    for (size_t i = 0; i < st->n && rc == TSYNC_OK; i++)
+        rc = read_capture(st, (tsync_loc)i, sink);
+    return rc;
+}
+
+/* A single file: its host is its file name without the suffix. */
+static int pcap_open_one(void **out, const char *path, tsync_ctx *ctx)
+{
+    char *host = tsync__default_host(path);
+    int rc;
+    if (!host)
+        return tsync__oom(ctx);
+    rc = pcap_open_set(out, &path, (const char *const *)&host, 1, ctx);
+    free(host);
+    return rc;
+}
+
+/* ---- writing ---- */
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* Location `loc`'s capture again, each packet at its corrected time, into `to`. */
+static int rewrite(const struct tsync_trace *t, const tsync_timeline *tl, tsync_loc loc,
+                   const char *to, const char *final, tsync_ctx *ctx)
+{
+    const struct tsync_location *l = &t->locations[loc];
+    pcap_t *in = NULL, *dead = NULL;
+    pcap_dumper_t *d = NULL;
+    struct pcap_pkthdr *h;
+    const unsigned char *data;
+    tsync_time last = INT64_MIN;
+    uint64_t k = 0;
+    int rc;
+    if ((rc = open_capture(&in, l->name, ctx)))
+        return rc;
+    if (!(dead = pcap_open_dead_with_tstamp_precision(pcap_datalink(in), pcap_snapshot(in),
+                                                      PCAP_TSTAMP_PRECISION_NANO))) {
+        rc = tsync__oom(ctx);
+        goto out;
+    }
+    if (!(d = pcap_dump_open(dead, to))) {
+        rc = tsync__fail(ctx, TSYNC_EIO, "%s: %s", final, pcap_geterr(dead));
+        goto out;
+    }
+    while (k < l->n_events && pcap_next_ex(in, &h, &data) == 1) {
+        tsync_time orig = stamp(h) - (tsync_time)t->global_offset;
+        tsync_time time = orig < last ? last : orig;   /* as read */
+        struct pcap_pkthdr out = *h;
+        tsync_time now = tl->time[loc][k++] - (time - orig) + (tsync_time)t->global_offset;
+        last = time;
+        if (now < 0)
+            now = 0;
+        out.ts.tv_sec = (time_t)(now / 1000000000);
+        out.ts.tv_usec = (suseconds_t)(now % 1000000000);
+        pcap_dump((unsigned char *)d, &out, data);
+    }
+    if (k != l->n_events)
+        rc = tsync__fail(ctx, TSYNC_EIO, "%s: changed while it was synchronized: %llu packets "
+                         "read again of %llu", l->name, (unsigned long long)k,
+                         (unsigned long long)l->n_events);
+    else if (pcap_dump_flush(d) || ferror(pcap_dump_file(d)))
+        rc = tsync__fail(ctx, TSYNC_EIO, "%s: %s", final, strerror(errno));
+out:
+    if (d)
+        pcap_dump_close(d);
+    if (dead)
+        pcap_close(dead);
+    pcap_close(in);
+    return rc;
+}
+
+/* Each capture under its file name in outdir, all or none. */
+static int pcap_write(const struct tsync_trace *t, const tsync_timeline *tl, const char *outdir,
+                      tsync_ctx *ctx)
+{
+    const char **names = calloc(t->n_locations, sizeof(*names));
+    char *tmpdir = NULL, *to = NULL, *final = NULL;
+    int rc = TSYNC_OK;
+    if (!names)
+        return tsync__oom(ctx);
+    for (uint32_t i = 0; i < t->n_locations && rc == TSYNC_OK; i++) {
+        names[i] = base_name(t->locations[i].name);
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(names[i], names[j]) == 0)
+                rc = tsync__fail(ctx, TSYNC_EINVAL, "%s and %s have the same file name: both "
+                                 "would be written to %s/%s", t->locations[j].name,
+                                 t->locations[i].name, outdir, names[i]);
+    }
+    if (rc || (rc = tsync__mkdirs(outdir, ctx)) || (rc = tsync__outdir_begin(&tmpdir, outdir, ctx)))
+        goto out;
+    for (uint32_t i = 0; i < t->n_locations && rc == TSYNC_OK; i++) {
+        struct stat in_sb, out_sb;
+        free(to);
+        free(final);
+        if (!(to = tsync__path_join(tmpdir, names[i])) ||
+            !(final = tsync__path_join(outdir, names[i]))) {
+            rc = tsync__oom(ctx);
+            break;
+        }
+        if (stat(t->locations[i].name, &in_sb) == 0 && stat(final, &out_sb) == 0 &&
+            in_sb.st_dev == out_sb.st_dev && in_sb.st_ino == out_sb.st_ino)
+            rc = tsync__fail(ctx, TSYNC_EINVAL, "%s: the output would overwrite the input; "
+                             "choose another -o", final);
+        else
+            rc = rewrite(t, tl, i, to, final, ctx);
+    }
+    if (rc == TSYNC_OK) {
+        rc = tsync__outdir_finish(tmpdir, outdir, names, t->n_locations, ctx);
+        tmpdir = NULL;
+    }
+out:
+    tsync__outdir_end(tmpdir);
+    free(to);
+    free(final);
+    free(names);
+    return rc;
+}
+
+const struct tsync__format tsync__pcap_format = {
+    .name = "pcap",
+    .what = "packet captures (pcap, pcapng)",
+    .suffix = ".pcap",
+    .caps = TSYNC_CAP_MESSAGES | TSYNC_CAP_NODES | TSYNC_CAP_FILE_SET,
+    .shape = TSYNC_FORMAT_CSV,
+    .probe = pcap_probe,
+    .open = pcap_open_one,
+    .open_set = pcap_open_set,
+    .definitions = pcap_definitions,
+    .events = pcap_events,
+    .close = pcap_close_reader,
+    .write = pcap_write,
+};
