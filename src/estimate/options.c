@@ -77,6 +77,8 @@ int tsync__est_check_opts(struct tsync__run *r, const tsync_estimate_opts *o,
     }
     so->exchanges = (tsync__estimator_get(o->estimator)->needs & TSYNC__NEEDS_EXCHANGES) != 0;
     so->offsets = o->use_clock_offsets;
+    so->max_drift = o->max_drift;
+    so->session = r->params.min_segment;
     r->params.max_drift = o->max_drift;
     r->params.wander = (o->version >= 2 ? o->max_wander : 1e-8) / (double)t->timer_resolution;
     r->params.window = (int64_t)llround(WINDOW_S * (double)t->timer_resolution);

@@ -36,6 +36,18 @@
  * where ping-pong offsets are microseconds off, err is several microseconds). It is
  * at least one inter-node minimum latency (the value used without exchanges).
  *
+ * That err is a guess from other exchanges, not the record's own round trip: a
+ * ping-pong whose every exchange met a delayed message (Score-P keeps the fastest of
+ * a few) is off by up to half the delay. Records of one domain measured close
+ * together (less than a minimum segment apart, where no piece split separates them)
+ * show it: two records a and b contradict each other when their offsets differ by
+ * more than err_a + err_b + max_drift |t_a - t_b|, so that no line of an assumed
+ * drift passes both, and then one of them is off by more than its err. Which one
+ * the trace does not say (the hull would take a drift beyond max_drift through both
+ * and print a bound that holds for neither). So each is widened to cover the other:
+ * err_a = |o_a - o_b| + max_drift |t_a - t_b| + err_b (and b alike), which holds
+ * when either of them is within its own err.
+ *
  * Each edge counts what its samples came from: the program's messages, the logical
  * messages of collectives, the messages of a tracer's synchronization sessions
  * (trace->session_messages) and ClockOffset records.
@@ -275,21 +287,15 @@ static int add_message(struct collector *c, const struct tsync_message *m, int s
     return add_constraint(c, ds, dr, ts, tr, mu, session ? FROM_SESSION : FROM_MESSAGE);
 }
 
-/* One ClockOffset record: two one-way constraints (and an exchange) around the
- * measured point. */
-static int add_offset(struct collector *c, const struct tsync_clock_offset *r, uint32_t master)
+/* One ClockOffset record with uncertainty err: two one-way constraints (and an
+ * exchange) around the measured point. */
+static int add_offset(struct collector *c, const struct tsync_clock_offset *r, uint32_t master,
+                      int64_t err)
 {
     uint32_t d = c->t->locations[r->loc].domain;
     tsync_time global = r->time + r->offset, x, y;
-    int64_t err = r->stddev <= 0                          ? c->unknown_err
-                  : 3 * r->stddev > (double)c->trip_err ? (int64_t)ceil(3 * r->stddev)
-                                                        : c->trip_err;
     struct tsync__pair *e;
     int rc;
-    if (d == master)
-        return 0;
-    if (err < 1)
-        err = 1;
     if ((rc = edge_of(c, d, master, &e)))
         return rc;
     x = d < master ? r->time : global;
@@ -659,6 +665,88 @@ static int unknown_offset_error(struct collector *c)
     return rc;
 }
 
+/* The uncertainty of record r taken alone (see the top), ticks. */
+static int64_t record_error(const struct collector *c, const struct tsync_clock_offset *r)
+{
+    int64_t err = r->stddev <= 0                          ? c->unknown_err
+                  : 3 * r->stddev > (double)c->trip_err ? (int64_t)ceil(3 * r->stddev)
+                                                        : c->trip_err;
+    return err < 1 ? 1 : err;
+}
+
+/* A record of a domain other than the master's, for the check against its
+ * neighbours. */
+struct record {
+    uint32_t domain;
+    tsync_time time;
+    size_t i;
+};
+
+static int record_cmp(const void *pa, const void *pb)
+{
+    const struct record *a = pa, *b = pb;
+    if (a->domain != b->domain)
+        return a->domain < b->domain ? -1 : 1;
+    return a->time < b->time ? -1 : a->time > b->time;
+}
+
+/* err[i] of every record (records of the master's domain or of no location: 0):
+ * its own uncertainty, widened where another record of its domain contradicts it
+ * (see the top). */
+static int record_errors(const struct collector *c, uint32_t master, int64_t *err)
+{
+    const struct tsync_trace *t = c->t;
+    size_t n = t->n_offsets, m = 0;
+    struct record *v = malloc((n ? n : 1) * sizeof(*v));
+    int64_t *own = malloc((n ? n : 1) * sizeof(*own));
+    if (!v || !own) {
+        free(v);
+        free(own);
+        return TSYNC_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct tsync_clock_offset *r = &t->offsets[i];
+        err[i] = own[i] = 0;
+        if (r->loc >= t->n_locations || t->locations[r->loc].domain == master)
+            continue;
+        err[i] = own[i] = record_error(c, r);
+        v[m++] = (struct record){ t->locations[r->loc].domain, r->time, i };
+    }
+    qsort(v, m, sizeof(*v), record_cmp);
+    for (size_t k = 0; k < m; k++)
+        for (size_t j = k + 1; j < m && v[j].domain == v[k].domain &&
+                               v[j].time - v[k].time <= c->o->session; j++) {
+            size_t a = v[k].i, b = v[j].i;
+            int64_t apart = llabs(t->offsets[a].offset - t->offsets[b].offset);
+            int64_t drift = (int64_t)ceil(c->o->max_drift * (double)(v[j].time - v[k].time));
+            if (apart - drift <= own[a] + own[b])
+                continue;       /* a line of drift <= max_drift passes both */
+            if (apart + drift + own[b] > err[a])
+                err[a] = apart + drift + own[b];
+            if (apart + drift + own[a] > err[b])
+                err[b] = apart + drift + own[a];
+        }
+    free(v);
+    free(own);
+    return 0;
+}
+
+static int collect_offsets(struct collector *c)
+{
+    const struct tsync_trace *t = c->t;
+    uint32_t master = t->locations[t->rank_loc[0]].domain;
+    int64_t *err = malloc((t->n_offsets ? t->n_offsets : 1) * sizeof(*err));
+    int rc;
+    if (!err)
+        return TSYNC_ENOMEM;
+    if ((rc = unknown_offset_error(c)) == 0 && (rc = record_errors(c, master, err)) == 0)
+        for (size_t i = 0; i < t->n_offsets && rc == 0; i++)
+            if (err[i])
+                rc = add_offset(c, &t->offsets[i], master, err[i]);
+    free(err);
+    return rc;
+}
+
 int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
                            const struct tsync__sample_opts *o, struct tsync__intra *intra)
 {
@@ -674,13 +762,8 @@ int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
     if ((rc = collect_collectives(&c)))
         return rc;
     if (o->offsets && t->n_ranks > 0 && t->rank_loc && t->rank_loc[0] < t->n_locations) {
-        if ((rc = unknown_offset_error(&c)))
+        if ((rc = collect_offsets(&c)))
             return rc;
-        uint32_t master = t->locations[t->rank_loc[0]].domain;
-        for (size_t i = 0; i < t->n_offsets; i++)
-            if (t->offsets[i].loc < t->n_locations &&
-                (rc = add_offset(&c, &t->offsets[i], master)))
-                return rc;
     }
     if (o->exchanges && (rc = collect_exchanges(&c)))
         return rc;

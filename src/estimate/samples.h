@@ -28,6 +28,9 @@ struct tsync__sample_opts {
     int64_t mu_intra, mu_inter;  /* minimum latencies, ticks */
     int exchanges;               /* also build exchange samples (the regression needs them) */
     int offsets;                 /* ClockOffset records as samples */
+    double max_drift;            /* |rate difference| of two clocks at most this */
+    int64_t session;             /* ClockOffset records of one domain this close (ticks)
+                                  * are checked against each other */
 };
 
 /* Messages between two locations of one clock domain: they say whether the

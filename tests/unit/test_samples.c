@@ -2,7 +2,8 @@
  * the roles of collective members (seed 002, section 4.1) and the one-way
  * constraints their logical messages give, one per instance and ordered pair of
  * domains (the latest begin against the earliest end), scan and exscan upward only;
- * exchange samples only from prompt receives. */
+ * exchange samples only from prompt receives; ClockOffset records that another record
+ * of their clock contradicts widened to cover it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -50,7 +51,7 @@ struct collected {
 
 static void collect(struct collected *c, const tsync_trace *t)
 {
-    struct tsync__sample_opts o = { MU_INTRA, MU_INTER, 0, 0 };
+    struct tsync__sample_opts o = { MU_INTRA, MU_INTER, 0, 0, 0, 0 };
     assert_int_equal(tsync__graph_init(&c->g, t->n_domains, tsync__pair_free), 0);
     assert_int_equal(tsync__collect_samples(&c->g, t, &o, &c->intra), 0);
 }
@@ -215,7 +216,7 @@ static void test_scan(void **state)
 static void test_prompt_exchanges(void **state)
 {
     static const uint32_t two[] = { 0, 1 };
-    struct tsync__sample_opts o = { MU_INTRA, MU_INTER, 1, 0 };
+    struct tsync__sample_opts o = { MU_INTRA, MU_INTER, 1, 0, 0, 0 };
     struct collected c;
     struct fx *f = fx_new(2, two, 0);
     tsync_trace *t;
@@ -249,6 +250,46 @@ static void test_prompt_exchanges(void **state)
     tsync_trace_free(t);
 }
 
+/* ClockOffset records of node 1 (locations 2 and 3) against the master, each with a
+ * recorded deviation of 100 (uncertainty 300): two of one session 2 us apart whose
+ * offsets differ by 30 us, more than their uncertainties and a drift of 1000 ppm
+ * allow (30 000 - 2 > 600), so one of them is off by more than its uncertainty:
+ * each is widened to the other's distance plus its uncertainty and the drift,
+ * 30 302. A third record 10 minutes later is not compared; with the second record
+ * 200 ticks from the first, nothing is widened. */
+static void test_contradicting_offsets(void **state)
+{
+    struct tsync__sample_opts o = { MU_INTRA, MU_INTER, 0, 1, 1e-3, 1000000000 };
+    (void)state;
+    for (int agree = 0; agree < 2; agree++) {
+        struct fx *f = fx_new(4, TWO_NODES_OF_TWO, 0);
+        const struct tsync__pair_samples *s;
+        int64_t err = agree ? 300 : 30302;
+        struct collected c;
+        tsync_trace *t;
+        fx_offset(f, 0, 1000000, 0, 0);
+        fx_offset(f, 2, 1000000, -20000, 100);
+        fx_offset(f, 3, 1002000, agree ? -19800 : 10000, 100);
+        fx_offset(f, 2, 600000000000, -20000, 100);
+        t = fx_done(f);
+        assert_int_equal(tsync__graph_init(&c.g, t->n_domains, tsync__pair_free), 0);
+        assert_int_equal(tsync__collect_samples(&c.g, t, &o, &c.intra), 0);
+        assert_int_equal(c.g.n_edges, 1);
+        s = samples(&c, 0);                /* x: the master's clock, y: node 1's */
+        assert_int_equal(s->n_above, 3);
+        assert_int_equal(s->n_below, 3);
+        assert_int_equal(s->above[0].x, 1000000 - 20000);
+        assert_int_equal(s->above[0].y, 1000000 + err);
+        assert_int_equal(s->below[0].y, 1000000 - err);
+        assert_int_equal(s->above[1].y, 1002000 + err);
+        assert_int_equal(s->below[1].y, 1002000 - err);
+        assert_int_equal(s->above[2].y, 600000000000 + 300);
+        assert_int_equal(s->below[2].y, 600000000000 - 300);
+        tsync__graph_free(&c.g);
+        tsync_trace_free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -258,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_rooted),
         cmocka_unit_test(test_scan),
         cmocka_unit_test(test_prompt_exchanges),
+        cmocka_unit_test(test_contradicting_offsets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
