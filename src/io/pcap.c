@@ -15,7 +15,9 @@
  * packet (a killed tcpdump) is read up to that packet, with a warning; a corrupt
  * record elsewhere, an unsupported link type or a file that is no capture fail,
  * naming the file and the packet. Written back, each capture keeps its packets,
- * their order and its link type, in nanosecond pcap, with corrected timestamps.
+ * their order and its link type, with corrected timestamps: a pcap capture as
+ * nanosecond pcap (pcap_dump), a pcapng capture as pcapng (io/pcapng_write.h, which
+ * also merges all captures into OUTDIR/merged.pcapng).
  */
 #define _DEFAULT_SOURCE /* u_char and u_int, which pcap.h uses */
 #include <errno.h>
@@ -544,8 +546,18 @@ static int merge_next(void *payload, struct tsync__pcapng_packet *p, tsync_ctx *
     return got;
 }
 
+/* Whether location `loc`'s host has other captures too. */
+static int shares_host(const struct tsync_trace *t, tsync_loc loc)
+{
+    for (uint32_t i = 0; i < t->n_locations; i++)
+        if (i != loc && t->locations[i].node == t->locations[loc].node)
+            return 1;
+    return 0;
+}
+
 /* OUTDIR/merged.pcapng: every capture's packets in corrected time order, an
- * interface per capture named by its host. */
+ * interface per capture (a host's captures may differ in link type) named by its
+ * host, described by its file name where the host has several. */
 static int merge(const struct tsync_trace *t, const tsync_timeline *tl, const char *outdir,
                  tsync_ctx *ctx)
 {
@@ -563,6 +575,7 @@ static int merge(const struct tsync_trace *t, const tsync_timeline *tl, const ch
             .linktype = linktype(pcap_datalink(r[opened].in)),
             .snaplen = (uint32_t)pcap_snapshot(r[opened].in),
             .host = t->nodes[l->node].name,
+            .description = shares_host(t, opened) ? base_name(l->name) : NULL,
             .next = merge_next,
             .payload = &r[opened],
         };

@@ -72,3 +72,10 @@ cp "$C/server.pcap" merged.pcapng
 run 2 "$TRACESYNC" sync -q $lat merged.pcapng client.pcapng -o clash
 contains err.txt "merged.pcapng: its file name is that of the merged capture, clash/merged.pcapng"
 nothing_in clash
+# Two captures of one host: an interface each, named by the host, described by the file.
+run 0 "$TRACESYNC" sync -q --name server.pcap=one --name client.pcap=one "$C/server.pcap" \
+    client.pcap -o one
+fields one/merged.pcapng one.txt -e frame.interface_name -e frame.interface_description
+[ "$(sort one.txt | uniq -c | tr -s ' ')" = \
+  "$(printf ' 280 one\tclient.pcap\n 280 one\tserver.pcap')" ] ||
+    fail "one/merged.pcapng interfaces: $(sort one.txt | uniq -c)"
