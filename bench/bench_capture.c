@@ -41,7 +41,8 @@ static uint32_t make_frame(uint8_t *f, uint64_t i)
     uint64_t j = i / 2;
     int data = i % 2 == 0;
     uint32_t payload = data ? 1448 : 0, ip_len = 40 + payload;
-    uint32_t seq = data ? (uint32_t)(1 + j * 1448) : 1, ack = data ? 1 : (uint32_t)(1 + (j + 1) * 1448);
+    uint32_t seq = data ? (uint32_t)(1 + j * 1448) : 1;
+    uint32_t ack = data ? 1 : (uint32_t)(1 + (j + 1) * 1448);
     uint8_t *ip = f + 14, *tcp = ip + 20;
     memcpy(f, data ? mac_c : mac_s, 6);
     memcpy(f + 6, data ? mac_s : mac_c, 6);

@@ -92,8 +92,8 @@ static int message_cmp(const void *pa, const void *pb)
 }
 
 /* The stats of captures p < q, added if new; NULL when out of memory. */
-static struct tsync__packet_pairing *stats_of(struct tsync__packet_pairing **st, size_t *n, size_t *cap, tsync_loc p,
-                                   tsync_loc q)
+static struct tsync__packet_pairing *stats_of(struct tsync__packet_pairing **st, size_t *n,
+                                              size_t *cap, tsync_loc p, tsync_loc q)
 {
     struct tsync__packet_pairing s = { p, q, 0, 0, 0, 0 };
     for (size_t i = 0; i < *n; i++)
@@ -188,8 +188,8 @@ static int sort_out(const struct tsync_trace *t, const struct tsync_match_input 
         } else if (locs == 2 && t->locations[r[i].loc].node == t->locations[r[j - 1].loc].node) {
             ++*same_host;
         } else if (locs != 2 || repeats) {
-            struct tsync__packet_pairing *ps = locs == 2 ? stats_of(st, n_st, cap_st, r[i].loc, r[j - 1].loc)
-                                              : NULL;
+            struct tsync__packet_pairing *ps =
+                locs == 2 ? stats_of(st, n_st, cap_st, r[i].loc, r[j - 1].loc) : NULL;
             if (locs == 2 && !ps)
                 return TSYNC_ENOMEM;
             if (ps)
@@ -207,8 +207,8 @@ static int sort_out(const struct tsync_trace *t, const struct tsync_match_input 
     return TSYNC_OK;
 }
 
-static void report(const struct tsync_trace *t, const struct tsync__packet_pairing *st, size_t n_st,
-                   uint64_t once, uint64_t same_host, uint64_t ambiguous, tsync_ctx *ctx)
+static void report(const struct tsync_trace *t, const struct tsync__packet_pairing *st,
+                   size_t n_st, uint64_t once, uint64_t same_host, uint64_t ambiguous, tsync_ctx *ctx)
 {
     uint64_t paired = 0;
     for (size_t i = 0; i < n_st; i++)
