@@ -1,7 +1,8 @@
 #!/bin/sh
 # run.sh - `make bench`: every benchmark on 10^7 events (BENCH_EVENTS to change), the
-# pcapng writer on 10^6 packets (BENCH_PACKETS), and the accuracy one on the trace
-# classes of issue 11 and the named simulator scenarios.
+# pcapng writer and sync on captures on 10^6 packets (BENCH_PACKETS; mergecap is the
+# captures' floor), and the accuracy one on the trace classes of issue 11 and the
+# named simulator scenarios.
 # Usage: run.sh BUILD_DIR
 set -eu
 build=$1
@@ -27,6 +28,8 @@ echo "== controlled logical clock on a simulated trace ($events events), the who
 "$build/bench/bench_clc" "$events" "$work/clc" "$build/tracesync"
 echo "== pcapng: the writer and the merge of 4 captures ($packets packets), against libpcap's pcap_dump"
 "$build/bench/bench_pcapng" "$packets" "$work/pcapng"
+echo "== tracesync sync on two captures ($packets packets a host, snaplen 128), against mergecap merging them"
+"$build/bench/bench_capture" "$build/tracesync" "$packets" "$work/capture"
 echo "== accuracy against the truth: baseline, maps alone and sync, per estimator (trace classes of issue 11 and named scenarios, seed 1)"
 "$build/bench/bench_accuracy" "$work/accuracy"
 if [ -x "$build/bench/bench_collect" ]; then

@@ -6,7 +6,7 @@ set -eu
 PACKAGES="build-essential cmake pkg-config clang libclang-rt-14-dev
 libopen-trace-format2-dev otf2-tools libjansson-dev libcmocka-dev
 libopenmpi-dev openmpi-bin gfortran eztrace lammps python3
-libpcap-dev tshark tcpdump iproute2"
+libpcap-dev tshark wireshark-common tcpdump iproute2"
 
 missing=""
 for p in $PACKAGES; do

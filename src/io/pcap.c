@@ -15,7 +15,9 @@
  * packet (a killed tcpdump) is read up to that packet, with a warning; a corrupt
  * record elsewhere, an unsupported link type or a file that is no capture fail,
  * naming the file and the packet. Written back, each capture keeps its packets,
- * their order and its link type, in nanosecond pcap, with corrected timestamps.
+ * their order and its link type, with corrected timestamps: a pcap capture as
+ * nanosecond pcap (pcap_dump), a pcapng capture as pcapng (io/pcapng_write.h, which
+ * also merges all captures into OUTDIR/merged.pcapng).
  */
 #define _DEFAULT_SOURCE /* u_char and u_int, which pcap.h uses */
 #include <errno.h>
@@ -27,6 +29,7 @@
 #include <pcap/pcap.h>
 
 #include "io/format.h"
+#include "io/pcapng_write.h"
 #include "util/ctx.h"
 #include "util/fs.h"
 #include "util/outdir.h"
@@ -412,74 +415,206 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* Location `loc`'s capture again, each packet at its corrected time, into `to`. */
+/* A capture read again, each packet with its corrected time. */
+struct replay {
+    const struct tsync_trace *t;
+    const tsync_timeline *tl;
+    tsync_loc loc;
+    pcap_t *in;
+    uint64_t k;
+    tsync_time last;  /* the time the packet before was read at */
+};
+
+static int replay_open(struct replay *r, const struct tsync_trace *t, const tsync_timeline *tl,
+                       tsync_loc loc, tsync_ctx *ctx)
+{
+    *r = (struct replay){ t, tl, loc, NULL, 0, INT64_MIN };
+    return open_capture(&r->in, t->locations[loc].name, ctx);
+}
+
+/* The next packet and its corrected time in nanoseconds since 1970 (a packet read
+ * at the time before it keeps its own distance to that time; none before 1970):
+ * 1, 0 after the location's last event, or TSYNC_EIO for a capture that changed. */
+static int replay_next(struct replay *r, struct pcap_pkthdr **h, const unsigned char **data,
+                       tsync_time *now, tsync_ctx *ctx)
+{
+    const struct tsync_location *l = &r->t->locations[r->loc];
+    tsync_time orig, time, offset = (tsync_time)r->t->global_offset;
+    if (r->k == l->n_events)
+        return 0;
+    if (pcap_next_ex(r->in, h, data) != 1)
+        return tsync__fail(ctx, TSYNC_EIO, "%s: changed while it was synchronized: %llu packets "
+                           "read again of %llu", l->name, (unsigned long long)r->k,
+                           (unsigned long long)l->n_events);
+    orig = stamp(*h) - offset;
+    time = orig < r->last ? r->last : orig;   /* as read */
+    r->last = time;
+    *now = r->tl->time[r->loc][r->k++] - (time - orig) + offset;
+    if (*now < 0)
+        *now = 0;
+    return 1;
+}
+
+static int is_pcapng(const char *path)
+{
+    unsigned char head[4];
+    FILE *f = fopen(path, "rb");
+    int ng = f && fread(head, 1, 4, f) == 4 && memcmp(head, PCAPNG, 4) == 0;
+    if (f)
+        fclose(f);
+    return ng;
+}
+
+/* The file-format link type of libpcap's DLT (they differ for raw IP only, among
+ * the supported ones). */
+static uint16_t linktype(int dlt)
+{
+    return dlt == DLT_RAW ? 101 : (uint16_t)dlt;
+}
+
+/* Location `loc`'s capture again, each packet at its corrected time: a pcapng
+ * capture as pcapng through the project's writer to OUTDIR/name, a pcap capture as
+ * nanosecond pcap into `to` (final: its path in OUTDIR). */
 static int rewrite(const struct tsync_trace *t, const tsync_timeline *tl, tsync_loc loc,
-                   const char *to, const char *final, tsync_ctx *ctx)
+                   const char *outdir, const char *name, const char *to, const char *final,
+                   tsync_ctx *ctx)
 {
     const struct tsync_location *l = &t->locations[loc];
-    pcap_t *in = NULL, *dead = NULL;
+    struct replay r;
+    pcap_t *dead = NULL;
     pcap_dumper_t *d = NULL;
+    struct tsync__pcapng_writer *w = NULL;
     struct pcap_pkthdr *h;
     const unsigned char *data;
-    tsync_time last = INT64_MIN;
-    uint64_t k = 0;
-    int rc;
-    if ((rc = open_capture(&in, l->name, ctx)))
+    tsync_time now = 0;
+    uint32_t iface = 0;
+    int rc, got;
+    if ((rc = replay_open(&r, t, tl, loc, ctx)))
         return rc;
-    if (!(dead = pcap_open_dead_with_tstamp_precision(pcap_datalink(in), pcap_snapshot(in),
-                                                      PCAP_TSTAMP_PRECISION_NANO))) {
+    if (is_pcapng(l->name)) {
+        if ((rc = tsync__pcapng_open(&w, outdir, name, ctx)) ||
+            (rc = tsync__pcapng_add_interface(w, linktype(pcap_datalink(r.in)),
+                                              (uint32_t)pcap_snapshot(r.in),
+                                              t->nodes[l->node].name, NULL, &iface)))
+            goto out;
+    } else if (!(dead = pcap_open_dead_with_tstamp_precision(pcap_datalink(r.in),
+                                                             pcap_snapshot(r.in),
+                                                             PCAP_TSTAMP_PRECISION_NANO))) {
         rc = tsync__oom(ctx);
         goto out;
-    }
-    if (!(d = pcap_dump_open(dead, to))) {
+    } else if (!(d = pcap_dump_open(dead, to))) {
         rc = tsync__fail(ctx, TSYNC_EIO, "%s: %s", final, pcap_geterr(dead));
         goto out;
     }
-    while (k < l->n_events && pcap_next_ex(in, &h, &data) == 1) {
-        tsync_time orig = stamp(h) - (tsync_time)t->global_offset;
-        tsync_time time = orig < last ? last : orig;   /* as read */
+    while ((got = replay_next(&r, &h, &data, &now, ctx)) == 1) {
         struct pcap_pkthdr out = *h;
-        tsync_time now = tl->time[loc][k++] - (time - orig) + (tsync_time)t->global_offset;
-        last = time;
-        if (now < 0)
-            now = 0;
+        if (w) {
+            if ((rc = tsync__pcapng_write_packet(w, iface, now, data, h->caplen, h->len)))
+                goto out;
+            continue;
+        }
         out.ts.tv_sec = (time_t)(now / 1000000000);
         out.ts.tv_usec = (suseconds_t)(now % 1000000000);
         pcap_dump((unsigned char *)d, &out, data);
     }
-    if (k != l->n_events)
-        rc = tsync__fail(ctx, TSYNC_EIO, "%s: changed while it was synchronized: %llu packets "
-                         "read again of %llu", l->name, (unsigned long long)k,
-                         (unsigned long long)l->n_events);
-    else if (pcap_dump_flush(d) || ferror(pcap_dump_file(d)))
+    if (got < 0)
+        rc = got;
+    else if (w) {
+        rc = tsync__pcapng_close(w);
+        w = NULL;
+    } else if (pcap_dump_flush(d) || ferror(pcap_dump_file(d)))
         rc = tsync__fail(ctx, TSYNC_EIO, "%s: %s", final, strerror(errno));
 out:
+    tsync__pcapng_discard(w);
     if (d)
         pcap_dump_close(d);
     if (dead)
         pcap_close(dead);
-    pcap_close(in);
+    pcap_close(r.in);
     return rc;
 }
 
-/* Each capture under its file name in outdir, all or none. */
+/* A merge input's next packet (pcapng_merge.c): the capture's, corrected. */
+static int merge_next(void *payload, struct tsync__pcapng_packet *p, tsync_ctx *ctx)
+{
+    struct pcap_pkthdr *h = NULL;
+    const unsigned char *data = NULL;
+    tsync_time now = 0;
+    int got = replay_next(payload, &h, &data, &now, ctx);
+    if (got == 1)
+        *p = (struct tsync__pcapng_packet){ now, data, h->caplen, h->len };
+    return got;
+}
+
+/* Whether location `loc`'s host has other captures too. */
+static int shares_host(const struct tsync_trace *t, tsync_loc loc)
+{
+    for (uint32_t i = 0; i < t->n_locations; i++)
+        if (i != loc && t->locations[i].node == t->locations[loc].node)
+            return 1;
+    return 0;
+}
+
+/* OUTDIR/merged.pcapng: every capture's packets in corrected time order, an
+ * interface per capture (a host's captures may differ in link type) named by its
+ * host, described by its file name where the host has several. */
+static int merge(const struct tsync_trace *t, const tsync_timeline *tl, const char *outdir,
+                 tsync_ctx *ctx)
+{
+    struct replay *r = calloc(t->n_locations, sizeof(*r));
+    struct tsync__pcapng_input *in = calloc(t->n_locations, sizeof(*in));
+    uint32_t opened = 0;
+    int rc = TSYNC_OK;
+    if (!r || !in)
+        rc = tsync__oom(ctx);
+    for (; opened < t->n_locations && rc == TSYNC_OK; opened++) {
+        const struct tsync_location *l = &t->locations[opened];
+        if ((rc = replay_open(&r[opened], t, tl, opened, ctx)))
+            break;
+        in[opened] = (struct tsync__pcapng_input){
+            .linktype = linktype(pcap_datalink(r[opened].in)),
+            .snaplen = (uint32_t)pcap_snapshot(r[opened].in),
+            .host = t->nodes[l->node].name,
+            .description = shares_host(t, opened) ? base_name(l->name) : NULL,
+            .next = merge_next,
+            .payload = &r[opened],
+        };
+    }
+    if (rc == TSYNC_OK)
+        rc = tsync__pcapng_merge(outdir, in, t->n_locations, NULL, ctx);
+    while (opened-- > 0)
+        pcap_close(r[opened].in);
+    free(r);
+    free(in);
+    return rc;
+}
+
+/* Each capture under its file name in outdir and merged.pcapng beside them: all or
+ * none (held as one commit unless ctx holds the outputs already). */
 static int pcap_write(const struct tsync_trace *t, const tsync_timeline *tl, const char *outdir,
                       tsync_ctx *ctx)
 {
     const char **names = calloc(t->n_locations, sizeof(*names));
+    struct tsync__held **held = tsync__ctx_held(ctx);
+    int own = held && !*held;
     char *tmpdir = NULL, *to = NULL, *final = NULL;
     int rc = TSYNC_OK;
     if (!names)
         return tsync__oom(ctx);
     for (uint32_t i = 0; i < t->n_locations && rc == TSYNC_OK; i++) {
         names[i] = base_name(t->locations[i].name);
-        for (uint32_t j = 0; j < i; j++)
+        if (strcmp(names[i], TSYNC__PCAPNG_MERGED) == 0)
+            rc = tsync__fail(ctx, TSYNC_EINVAL, "%s: its file name is that of the merged "
+                             "capture, %s/%s: rename it", t->locations[i].name, outdir,
+                             TSYNC__PCAPNG_MERGED);
+        for (uint32_t j = 0; j < i && rc == TSYNC_OK; j++)
             if (strcmp(names[i], names[j]) == 0)
                 rc = tsync__fail(ctx, TSYNC_EINVAL, "%s and %s have the same file name: both "
                                  "would be written to %s/%s", t->locations[j].name,
                                  t->locations[i].name, outdir, names[i]);
     }
-    if (rc || (rc = tsync__mkdirs(outdir, ctx)) || (rc = tsync__outdir_begin(&tmpdir, outdir, ctx)))
+    if (rc || (rc = tsync__mkdirs(outdir, ctx)) || (own && (rc = tsync_ctx_hold_outputs(ctx))) ||
+        (rc = tsync__outdir_begin(&tmpdir, outdir, ctx)))
         goto out;
     for (uint32_t i = 0; i < t->n_locations && rc == TSYNC_OK; i++) {
         struct stat in_sb, out_sb;
@@ -495,14 +630,20 @@ static int pcap_write(const struct tsync_trace *t, const tsync_timeline *tl, con
             rc = tsync__fail(ctx, TSYNC_EINVAL, "%s: the output would overwrite the input; "
                              "choose another -o", final);
         else
-            rc = rewrite(t, tl, i, to, final, ctx);
+            rc = rewrite(t, tl, i, outdir, names[i], to, final, ctx);
     }
     if (rc == TSYNC_OK) {
         rc = tsync__outdir_finish(tmpdir, outdir, names, t->n_locations, ctx);
         tmpdir = NULL;
     }
+    if (rc == TSYNC_OK)
+        rc = merge(t, tl, outdir, ctx);
 out:
     tsync__outdir_end(tmpdir);
+    if (own && rc == TSYNC_OK)
+        rc = tsync_ctx_commit_outputs(ctx);
+    else if (own)
+        tsync_ctx_drop_outputs(ctx);
     free(to);
     free(final);
     free(names);

@@ -46,12 +46,6 @@ struct seen_twice {
     size_t rp, rq;
 };
 
-/* Per pair of captures p < q: what was paired and what was not. */
-struct pair_stats {
-    tsync_loc p, q;
-    uint64_t paired, p_to_q, ambiguous, undecided;
-};
-
 struct vote {
     uint32_t addr;
     tsync_loc loc;
@@ -98,10 +92,10 @@ static int message_cmp(const void *pa, const void *pb)
 }
 
 /* The stats of captures p < q, added if new; NULL when out of memory. */
-static struct pair_stats *stats_of(struct pair_stats **st, size_t *n, size_t *cap, tsync_loc p,
-                                   tsync_loc q)
+static struct tsync__packet_pairing *stats_of(struct tsync__packet_pairing **st, size_t *n,
+                                              size_t *cap, tsync_loc p, tsync_loc q)
 {
-    struct pair_stats s = { p, q, 0, 0, 0, 0 };
+    struct tsync__packet_pairing s = { p, q, 0, 0, 0, 0 };
     for (size_t i = 0; i < *n; i++)
         if ((*st)[i].p == p && (*st)[i].q == q)
             return &(*st)[i];
@@ -175,7 +169,7 @@ static void count_votes(struct vote *v, size_t n, tsync_loc *owner)
 /* The keys of in->packets (sorted): each packet seen once in each of two captures
  * of different hosts into *twice; the others counted. */
 static int sort_out(const struct tsync_trace *t, const struct tsync_match_input *in,
-                    struct seen_twice **twice, size_t *n_twice, struct pair_stats **st,
+                    struct seen_twice **twice, size_t *n_twice, struct tsync__packet_pairing **st,
                     size_t *n_st, size_t *cap_st, uint64_t *once, uint64_t *same_host,
                     uint64_t *ambiguous)
 {
@@ -194,8 +188,8 @@ static int sort_out(const struct tsync_trace *t, const struct tsync_match_input 
         } else if (locs == 2 && t->locations[r[i].loc].node == t->locations[r[j - 1].loc].node) {
             ++*same_host;
         } else if (locs != 2 || repeats) {
-            struct pair_stats *ps = locs == 2 ? stats_of(st, n_st, cap_st, r[i].loc, r[j - 1].loc)
-                                              : NULL;
+            struct tsync__packet_pairing *ps =
+                locs == 2 ? stats_of(st, n_st, cap_st, r[i].loc, r[j - 1].loc) : NULL;
             if (locs == 2 && !ps)
                 return TSYNC_ENOMEM;
             if (ps)
@@ -213,14 +207,14 @@ static int sort_out(const struct tsync_trace *t, const struct tsync_match_input 
     return TSYNC_OK;
 }
 
-static void report(const struct tsync_trace *t, const struct pair_stats *st, size_t n_st,
-                   uint64_t once, uint64_t same_host, uint64_t ambiguous, tsync_ctx *ctx)
+static void report(const struct tsync_trace *t, const struct tsync__packet_pairing *st,
+                   size_t n_st, uint64_t once, uint64_t same_host, uint64_t ambiguous, tsync_ctx *ctx)
 {
     uint64_t paired = 0;
     for (size_t i = 0; i < n_st; i++)
         paired += st[i].paired;
     for (size_t i = 0; i < n_st; i++) {
-        const struct pair_stats *s = &st[i];
+        const struct tsync__packet_pairing *s = &st[i];
         tsync__warn(ctx, "%s and %s: %llu packet%s paired (%llu one way, %llu the other), %llu "
                     "ambiguous key%s left out, %llu packet%s of undecided direction",
                     t->locations[s->p].name, t->locations[s->q].name,
@@ -243,7 +237,7 @@ static void report(const struct tsync_trace *t, const struct pair_stats *st, siz
 int tsync__match_packets(struct tsync_trace *t, struct tsync_match_input *in, tsync_ctx *ctx)
 {
     struct seen_twice *twice = NULL;
-    struct pair_stats *st = NULL;
+    struct tsync__packet_pairing *st = NULL;
     struct vote *votes = NULL;
     tsync_loc *owner = NULL;
     size_t n_twice = 0, n_st = 0, cap_st = 0, n_votes = 0, cap_msg = t->n_messages, first;
@@ -277,7 +271,7 @@ int tsync__match_packets(struct tsync_trace *t, struct tsync_match_input *in, ts
     for (size_t i = 0; i < n_twice; i++) {
         const struct seen_twice *s = &twice[i];
         const struct tsync_packet_rec *a = &in->packets[s->rp], *b = &in->packets[s->rq];
-        struct pair_stats *ps = stats_of(&st, &n_st, &cap_st, s->p, s->q);
+        struct tsync__packet_pairing *ps = stats_of(&st, &n_st, &cap_st, s->p, s->q);
         if (!ps) {
             rc = TSYNC_ENOMEM;
             goto out;
@@ -296,6 +290,10 @@ int tsync__match_packets(struct tsync_trace *t, struct tsync_match_input *in, ts
     if (t->n_messages - first > 1)
         qsort(t->messages + first, t->n_messages - first, sizeof(*t->messages), message_cmp);
     report(t, st, n_st, once, same_host, ambiguous, ctx);
+    free(t->pairings);
+    t->pairings = st;   /* for the sync report */
+    t->n_pairings = n_st;
+    st = NULL;
 out:
     free(twice);
     free(st);

@@ -51,6 +51,7 @@ void tsync_trace_free(tsync_trace *t)
     free(t->members);
     free(t->offsets);
     free(t->session_messages);
+    free(t->pairings);
     for (size_t i = 0; i < t->n_splits; i++) {
         free((char *)t->splits[i].name);
         free((uint32_t *)t->splits[i].parts);

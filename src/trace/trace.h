@@ -104,6 +104,14 @@ enum tsync_format {
 
 struct tsync__format;
 
+/* What packet pairing (match/packets.c) made of two captures p < q, for the report:
+ * packets paired (p_to_q of them sent by p), keys seen twice in one of them and
+ * left out, and packets whose direction the stamps did not decide. */
+struct tsync__packet_pairing {
+    tsync_loc p, q;
+    uint64_t paired, p_to_q, ambiguous, undecided;
+};
+
 struct tsync_trace {
     char *path;                 /* anchor file as given */
     const struct tsync__format *io; /* the format it was read in and is written back in */
@@ -136,6 +144,8 @@ struct tsync_trace {
     struct tsync_coll_member *members;
     size_t n_offsets;
     struct tsync_clock_offset *offsets;
+    size_t n_pairings;          /* packet captures: per pair of captures that share traffic */
+    struct tsync__packet_pairing *pairings;
     size_t n_session_messages;  /* messages on TSYNC_SESSION_COMM: a tracer's */
     size_t *session_messages;   /* synchronization sessions; indices, ascending */
 

@@ -30,6 +30,11 @@ run 0 "$TRACESYNC" sync $lat "$C/server.pcap" client.pcap -o out --report report
 contains out.txt "result         CONSISTENT"
 json_eq report.json 'd["before"]["reversed"]' 141
 json_eq report.json 'd["after"]["reversed"]' 0
+# The report per pair of captures: pairing, and the packets received before sent.
+contains out.txt "server.pcap and client.pcap: 280 paired (139 one way, 141 the other), 0 ambiguous keys left out, 0 of undecided direction"
+json_eq report.json '[d["packet_pairs"][0][k] for k in ("b", "paired", "a_to_b", "b_to_a", "ambiguous", "undecided")]' "['client.pcap', 280, 139, 141, 0, 0]"
+json_eq report.json '[(p["send_name"], p["violations"]) for p in d["before"]["worst_pairs"]]' "[('client.pcap', 141)]"
+json_eq report.json 'd["after"]["worst_pairs"]' "[]"
 within "$C/server.pcap" out/server.pcap 1000
 within "$C/client.pcap" out/client.pcap 1000
 run 0 "$TRACESYNC" check $lat out/server.pcap out/client.pcap

@@ -11,6 +11,7 @@
 
 #include "tmpfile.h"
 #include "trace/trace.h"
+#include "tracesync/pipeline.h"
 
 #define EPOCH 1700000000ll   /* seconds of the synthetic captures' first packet */
 
@@ -146,6 +147,75 @@ static void test_link_types(void **state)
     pair_of_links(276, 101);   /* SLL2 and raw IP (LINKTYPE_RAW) */
 }
 
+/* The link types of a pcapng file's interfaces, in order (as this machine writes). */
+static size_t pcapng_links(const char *path, uint16_t *link, size_t max)
+{
+    unsigned char b[4096];
+    size_t n = 0, len, at = 0;
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    len = fread(b, 1, sizeof(b), f);
+    fclose(f);
+    while (at + 12 <= len && n < max) {
+        uint32_t type, size;
+        memcpy(&type, b + at, 4);
+        memcpy(&size, b + at + 4, 4);
+        if (type == 1)
+            memcpy(&link[n++], b + at + 8, 2);
+        at += size;
+    }
+    return n;
+}
+
+/* sync through the library, nobody holding the outputs: both captures and
+ * merged.pcapng land, the merged interfaces with the files' link types (raw IP as
+ * LINKTYPE_RAW 101, not libpcap's DLT_RAW), and the pairing kept for the report. */
+static void test_sync_writes(void **state)
+{
+    unsigned char ip[2][60], fx[2][90], fy[2][90];
+    const unsigned char *px[2] = { fx[0], fx[1] }, *py[2] = { fy[0], fy[1] };
+    size_t lx[2], ly[2];
+    long long tx[2] = { 0, 40000 }, ty[2] = { 5000010000ll, 5000030000ll };
+    char *paths[2], out[512], *merged;
+    const char *more[1];
+    uint16_t link[4];
+    tsync_open_opts o = TSYNC_OPEN_OPTS_INIT;
+    tsync_pipeline_opts po = TSYNC_PIPELINE_OPTS_INIT;
+    tsync_pipeline_result *r;
+    tsync_ctx *ctx;
+    (void)state;
+    tcp6(ip[0], 1, 0x02);
+    tcp6(ip[1], 0, 0x12);
+    for (int i = 0; i < 2; i++) {
+        lx[i] = frame(fx[i], 276, ip[i], 60);
+        ly[i] = frame(fy[i], 101, ip[i], 60);
+    }
+    paths[0] = write_pcap("x.pcap", 276, px, lx, tx, 2);
+    paths[1] = write_pcap("y.pcap", 101, py, ly, ty, 2);
+    more[0] = paths[1];
+    o.files = more;
+    o.n_files = 1;
+    tmp_fresh_dir("pcap", "synced", out, sizeof(out));
+    po.stages = TSYNC_STAGES_SYNC;
+    po.open = &o;
+    po.outdir = out;
+    assert_int_equal(tsync_ctx_new(&ctx), 0);
+    assert_int_equal(tsync_pipeline_run(&r, paths[0], &po, ctx), 0);
+    assert_int_equal(tmp_entries(out), 3);   /* x.pcap, y.pcap, merged.pcapng */
+    merged = tsync__strfmt("%s/merged.pcapng", out);
+    assert_int_equal(pcapng_links(merged, link, 4), 2);
+    assert_int_equal(link[0], 276);
+    assert_int_equal(link[1], 101);
+    assert_int_equal(r->trace->n_pairings, 1);
+    assert_int_equal(r->trace->pairings[0].paired, 2);
+    assert_int_equal(r->trace->pairings[0].p_to_q, 1);
+    tsync_pipeline_result_free(r);
+    tsync_ctx_free(ctx);
+    free(merged);
+    free(paths[0]);
+    free(paths[1]);
+}
+
 /* The shipped pair: 280 packets each, all paired, every segment received after it
  * was sent (both ends stamped by one clock), the hosts named by the files. */
 static void test_shipped(void **state)
@@ -228,6 +298,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shipped),
         cmocka_unit_test(test_link_types),
+        cmocka_unit_test(test_sync_writes),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
