@@ -48,15 +48,18 @@ extern "C" {
  * (about 0.35 us through shared memory, about 1 us over InfiniBand), so a message
  * flagged with them arrived sooner than any real network could carry it. Scalasca
  * uses 1 us for both. A latency of 0 checks only the order of send and receive.
+ * A latency file overrides them per pair of nodes, as for the CLC and the estimate.
  */
 typedef struct {
     unsigned version;
     double latency_intra_s;  /* minimum latency, same node, seconds (>= 0) */
     double latency_inter_s;  /* minimum latency, different nodes, seconds (>= 0) */
     unsigned worst_pairs;    /* how many worst location pairs to list (0: none) */
+    const char *latency_file;/* per node pair latencies (the format of tsync_clc_opts),
+                              * or NULL (version 2 on) */
 } tsync_check_opts;
-#define TSYNC_CHECK_OPTS_VERSION 1
-#define TSYNC_CHECK_OPTS_INIT { TSYNC_CHECK_OPTS_VERSION, 0.3e-6, 1.0e-6, 5 }
+#define TSYNC_CHECK_OPTS_VERSION 2
+#define TSYNC_CHECK_OPTS_INIT { TSYNC_CHECK_OPTS_VERSION, 0.3e-6, 1.0e-6, 5, NULL }
 
 /** Counts for one kind of message (point-to-point or collective). */
 typedef struct {

@@ -227,8 +227,11 @@ int tsync_pipeline_run(tsync_pipeline_result **out, const char *input,
                                                              o.check.latency_inter_s);
         o.open = &open;
     }
+    if (!o.check.latency_file)  /* callers that gave it to the CLC only */
+        o.check.latency_file = o.clc.latency_file;
     o.estimate.latency_intra_s = o.clc.latency_intra_s = o.check.latency_intra_s;
     o.estimate.latency_inter_s = o.clc.latency_inter_s = o.check.latency_inter_s;
+    o.estimate.latency_file = o.clc.latency_file = o.check.latency_file;
     o.clc.presync = 0; /* done here, as a step of its own */
 
     /* Read: the events, then their messages matched (beside the pre-synchronization). */
