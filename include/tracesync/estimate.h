@@ -208,6 +208,10 @@ TSYNC_API int tsync_estimator_parse(const char *name, enum tsync_estimator *out)
 TSYNC_API unsigned tsync_estimator_count(void);
 /** The name of estimator `which`, or NULL when no estimator has that id. */
 TSYNC_API const char *tsync_estimator_name(enum tsync_estimator which);
+/** What estimator `which` does, for people ("mean of the extreme separating lines;
+ *  bounds guaranteed"), or NULL when it estimates nothing or no estimator has that
+ *  id. */
+TSYNC_API const char *tsync_estimator_summary(enum tsync_estimator which);
 /** "exact", "bounded", "fallback" or "absent". */
 TSYNC_API const char *tsync_bound_kind_name(enum tsync_bound_kind kind);
 

@@ -1,11 +1,13 @@
 /* commands.c - the table of tracesync subcommands: it drives dispatch, --help and
- * the test that every command documents an example. */
+ * the test that every command documents an example. The estimators and formats are
+ * named by {estimators}, {estimator-list} and {formats}, which --help fills in from
+ * the registries (cli.c), so that a new one needs no text here. */
 #include "cli.h"
 
 const struct cli_command cli_commands[] = {
-    { "sync", cmd_sync, "sync INPUT... -o OUTDIR [--report FILE.json] [--estimator hull|regression|none] [--no-clc]",
+    { "sync", cmd_sync, "sync INPUT... -o OUTDIR [--report FILE.json] [--estimator {estimators}] [--no-clc]",
       "the main job: estimate clocks, apply the maps, remove what remains with the CLC",
-      "Reads INPUT (an OTF2 anchor file or a CSV of messages), estimates from its\n"
+      "Reads INPUT ({formats}), estimates from its\n"
       "messages and ClockOffset records how every clock domain relates to a reference\n"
       "clock, maps every timestamp onto it, removes the clock condition violations that\n"
       "remain with the controlled logical clock, checks the result and writes it to\n"
@@ -16,8 +18,7 @@ const struct cli_command cli_commands[] = {
       "  -o, --output OUTDIR    directory for the corrected trace (same file name)\n"
       "  --report FILE.json     write the full report as JSON\n"
       "  --json                 print the full report as JSON instead of the summary\n"
-      "  --estimator NAME       hull (default: convex hull with guaranteed bounds),\n"
-      "                         regression (least squares, seed 003) or none\n"
+      "  --estimator NAME       {estimator-list}\n"
       "  --no-clc               stop after the maps\n"
       "  --reference DOMAIN     the reference clock domain (default: the trace's own\n"
       "                         time base, the ClockOffset master's or MPI rank 0's\n"
@@ -98,7 +99,7 @@ const struct cli_command cli_commands[] = {
       "Example:\n"
       "  tracesync apply maps.json run/traces.otf2 -o corrected/\n" },
     { "estimate", cmd_estimate,
-      "estimate INPUT... [--json] [--estimator hull|regression] [--reference DOMAIN|auto] "
+      "estimate INPUT... [--json] [--estimator {estimators}] [--reference DOMAIN|auto] "
       "[--domains node|location|FILE] [--global-lsq] [--latency intra=T,inter=T]",
       "estimate a time map per clock domain from the messages; no trace is written",
       "Relates every clock domain to a reference clock from the messages the trace\n"
@@ -117,8 +118,7 @@ const struct cli_command cli_commands[] = {
       "  --json                 print the maps as JSON (the format of apply, docs/maps.md)\n"
       "                         with an \"estimate\" object: estimator, graph, bounds\n"
       "  -o, --output FILE      also write that JSON to FILE\n"
-      "  --estimator NAME       hull (default: convex hull, guaranteed bounds) or\n"
-      "                         regression (least squares over exchanges, seed 003)\n"
+      "  --estimator NAME       {estimator-list}\n"
       "  --reference DOMAIN     the reference clock domain (default: the trace's own\n"
       "                         time base, the ClockOffset master's or MPI rank 0's\n"
       "                         domain); auto: the smallest sum of path errors\n"
