@@ -103,6 +103,8 @@ typedef struct tsync_check_report {
     int64_t latency_intra_ticks;    /* ... and as rounded to clock ticks */
     int64_t latency_inter_ticks;
     uint64_t timer_resolution;      /* ticks per second of the trace */
+    uint32_t latency_pairs;         /* (node, node) pairs from the latency file, each
+                                     * direction counted; 0 without a file */
 } tsync_check_report;
 
 /**
@@ -147,9 +149,10 @@ TSYNC_API void tsync_check_report_print(const tsync_check_report *r, const tsync
  * displacement_avg_s, displacement_max_s}), worst_pairs (array of
  * {send_location, recv_location, send_name, recv_name, violations,
  * displacement_max_s}; locations by their file id), unmatched ({sends,
- * receives}), latency_intra_s, latency_inter_s, consistent; then domain_file (the
- * domain file, or null) and clock_domains (every clock domain: {name, locations:
- * [{id, name, node, rank}]}, rank null when unknown), which show the grouping.
+ * receives}), latency_intra_s, latency_inter_s, consistent, latency_pairs (only
+ * with a latency file); then domain_file (the domain file, or null) and
+ * clock_domains (every clock domain: {name, locations: [{id, name, node, rank}]},
+ * rank null when unknown), which show the grouping.
  */
 TSYNC_API char *tsync_check_report_json(const tsync_check_report *r, const tsync_trace *trace);
 

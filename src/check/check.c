@@ -602,6 +602,7 @@ int tsync_check_run(tsync_check_report **out, const tsync_trace *t, const tsync_
     r->latency_inter_s = opts->latency_inter_s;
     r->latency_intra_ticks = c.lat.intra;
     r->latency_inter_ticks = c.lat.inter;
+    r->latency_pairs = (uint32_t)c.lat.n;
     r->timer_resolution = t->timer_resolution;
     tsync__progress(ctx, "checking messages", total, total);
     *out = r;

@@ -83,6 +83,9 @@ json_eq out.txt 'd["violations"]' 6
 run 1 "$TRACESYNC" check in/traces.otf2 --json --latency-file lat.txt
 json_eq out.txt '(d["violations"], d["p2p"]["violations"], d["collective"]["violations"])' \
     '(14, 4, 10)'
+json_eq out.txt 'd["latency_pairs"]' 2
+run 1 "$TRACESYNC" check in/traces.otf2 --latency-file lat.txt
+contains out.txt "14 (63.64 %) with minimum latency 300 ns intra-node, 1 us inter-node, 2 node pairs from a file"
 run 0 "$TRACESYNC" sync in/traces.otf2 -o synced --json --latency-file lat.txt
 json_eq out.txt 'd["before"]["violations"]' 14
 json_eq out.txt 'd["after"]["violations"]' 0
