@@ -300,8 +300,8 @@ static int eval_receive(struct check *c, size_t ns, tsync_time base, const struc
     }
 
     /* Worst-pair candidates: the k latest violating sends. A send at or before
-     * t_r - max(a, b) violates with neither latency, which ends the walk; what it
-     * skips are sends within |a - b| ticks of that limit, usually none. */
+     * t_r - (the largest mu) violates with no latency, which ends the walk; what it
+     * skips are sends within the spread of the latencies of that limit, usually none. */
     if (c->k && viol) {
         tsync_time lim = sat_sub(tr, c->lat.max);
         unsigned got = 0;

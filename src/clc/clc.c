@@ -385,7 +385,8 @@ static int run(struct clc *c, tsync_clc_result **out, const tsync_trace *t, tsyn
         goto out;
     }
     if ((rc = tsync__latency_init(&c->lat, c->t, opts->latency_intra_s, opts->latency_inter_s,
-                                   opts->latency_file, MU_MAX, "clc", c->ctx)) || (rc = build_index(c)) ||
+                                  opts->latency_file, MU_MAX, "clc", c->ctx)) ||
+        (rc = build_index(c)) ||
         (rc = inputs(c, in, opts, r)) || (rc = passes(c, opts, r)))
         goto out;
     c->memory += c->cap_jumps * sizeof(*c->jumps);

@@ -1,7 +1,7 @@
 /* registry.c - the table of pairwise estimators: the one place that lists them.
  * Parsing --estimator, the range check of the options, the reports' descriptions,
- * the CLI's help and the benchmarks read it; an estimator is one file (its struct tsync__estimator)
- * plus one line here. An estimator's id is its index: the first three are the
+ * the CLI's help and the benchmarks read it; an estimator is one file (its struct
+ * tsync__estimator) plus one line here. An estimator's id is its index: the first three are the
  * values of enum tsync_estimator.
  */
 #include <string.h>

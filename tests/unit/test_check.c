@@ -13,6 +13,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "tmpfile.h"
 #include "report/report.h"
 #include "tracesync/check.h"
 #include "trace/trace.h"
@@ -530,25 +531,23 @@ static tsync_trace *random_trace(uint32_t nloc, uint32_t nnodes, int ncoll, int 
 }
 
 /* A latency file giving a random latency (0 to 2 us) to about half the pairs of
- * nodes, both directions, into mu too; its path. */
-static const char *random_latency_file(const tsync_trace *t, int64_t *mu)
+ * nodes, both directions, into mu too; its path (malloc'ed). */
+static char *random_latency_file(const tsync_trace *t, int64_t *mu)
 {
-    static char path[4096];
-    const char *dir = getenv("TSYNC_TEST_TMP");
-    FILE *f;
-    snprintf(path, sizeof(path), "%s/check_latency.txt", dir ? dir : "/tmp");
-    f = fopen(path, "w");
-    assert_non_null(f);
+    char text[4096];
+    size_t len = 0;
+    text[0] = '\0';
     for (uint32_t a = 0; a < t->n_nodes; a++)
         for (uint32_t b = a; b < t->n_nodes; b++) {
             uint32_t ns = rnd_below(2001);
             if (rnd_below(2))
                 continue;
-            fprintf(f, "node%u node%u %uns\n", a, b, ns);
+            len += (size_t)snprintf(text + len, sizeof(text) - len, "node%u node%u %uns\n", a, b,
+                                    ns);
+            assert_true(len < sizeof(text));
             mu[a * t->n_nodes + b] = mu[b * t->n_nodes + a] = ns;
         }
-    fclose(f);
-    return path;
+    return tmp_write("check", "latency.txt", text);
 }
 
 static void test_property_brute_force(void **state)
@@ -567,6 +566,7 @@ static void test_property_brute_force(void **state)
         struct brute b;
         tsync_check_report *r;
         int64_t *mu = malloc(t->n_nodes * t->n_nodes * sizeof(*mu));
+        char *file = NULL;
         memset(&b, 0, sizeof(b));
         assert_non_null(mu);
         o.latency_intra_s = lat[round % 4][0];
@@ -576,8 +576,9 @@ static void test_property_brute_force(void **state)
             mu[i] = llround((i / t->n_nodes == i % t->n_nodes ? o.latency_intra_s
                                                                : o.latency_inter_s) * RES);
         if (round % 3 == 2) /* every third round some pairs of nodes from a latency file */
-            o.latency_file = random_latency_file(t, mu);
+            o.latency_file = file = random_latency_file(t, mu);
         r = run(t, &o);
+        free(file);
         brute_force(&b, t, mu);
         free(mu);
 
