@@ -123,6 +123,7 @@ int tsync_estimate_run(tsync_estimate **out, const tsync_trace *t, const tsync_e
     e->opts.max_wander = opts->version >= 2 ? opts->max_wander : 1e-8;
     e->reference_given = r.forced != TSYNC__NONE;
     e->resolution = t->timer_resolution;
+    e->latency_pairs = (uint32_t)so.lat.n;
     e->n_domains = t->n_domains;
     r.est = tsync__estimator_for(opts->estimator);
 

@@ -77,6 +77,10 @@ json_eq maps.json 'd["estimate"]["domains"][1]["segments"][0]["bound"]' 139
 printf 'n0 n1 1.05us  # both directions\n' > lat.txt
 run 0 "$TRACESYNC" estimate in/traces.otf2 --json --latency-file lat.txt
 json_eq out.txt 'd["estimate"]["domains"][1]["segments"][0]["bound"]' 89
+json_eq out.txt 'd["estimate"]["latency_pairs"]' 2
+run 0 "$TRACESYNC" estimate in/traces.otf2 --latency-file lat.txt
+contains out.txt "(minimum latency 300 ns within a node, 1 us between nodes, 2 node pairs from a file; drift"
+json_eq maps.json '"latency_pairs" in d["estimate"]' False
 printf 'n0 n1 25us\n' > lat.txt
 run 1 "$TRACESYNC" check in/traces.otf2 --json
 json_eq out.txt 'd["violations"]' 6
