@@ -48,15 +48,18 @@ extern "C" {
  * (about 0.35 us through shared memory, about 1 us over InfiniBand), so a message
  * flagged with them arrived sooner than any real network could carry it. Scalasca
  * uses 1 us for both. A latency of 0 checks only the order of send and receive.
+ * A latency file overrides them per pair of nodes, as for the CLC and the estimate.
  */
 typedef struct {
     unsigned version;
     double latency_intra_s;  /* minimum latency, same node, seconds (>= 0) */
     double latency_inter_s;  /* minimum latency, different nodes, seconds (>= 0) */
     unsigned worst_pairs;    /* how many worst location pairs to list (0: none) */
+    const char *latency_file;/* per node pair latencies (the format of tsync_clc_opts),
+                              * or NULL (version 2 on) */
 } tsync_check_opts;
-#define TSYNC_CHECK_OPTS_VERSION 1
-#define TSYNC_CHECK_OPTS_INIT { TSYNC_CHECK_OPTS_VERSION, 0.3e-6, 1.0e-6, 5 }
+#define TSYNC_CHECK_OPTS_VERSION 2
+#define TSYNC_CHECK_OPTS_INIT { TSYNC_CHECK_OPTS_VERSION, 0.3e-6, 1.0e-6, 5, NULL }
 
 /** Counts for one kind of message (point-to-point or collective). */
 typedef struct {
@@ -100,6 +103,8 @@ typedef struct tsync_check_report {
     int64_t latency_intra_ticks;    /* ... and as rounded to clock ticks */
     int64_t latency_inter_ticks;
     uint64_t timer_resolution;      /* ticks per second of the trace */
+    uint32_t latency_pairs;         /* (node, node) pairs from the latency file, each
+                                     * direction counted; 0 without a file */
 } tsync_check_report;
 
 /**
@@ -144,9 +149,10 @@ TSYNC_API void tsync_check_report_print(const tsync_check_report *r, const tsync
  * displacement_avg_s, displacement_max_s}), worst_pairs (array of
  * {send_location, recv_location, send_name, recv_name, violations,
  * displacement_max_s}; locations by their file id), unmatched ({sends,
- * receives}), latency_intra_s, latency_inter_s, consistent; then domain_file (the
- * domain file, or null) and clock_domains (every clock domain: {name, locations:
- * [{id, name, node, rank}]}, rank null when unknown), which show the grouping.
+ * receives}), latency_intra_s, latency_inter_s, consistent, latency_pairs (only
+ * with a latency file); then domain_file (the domain file, or null) and
+ * clock_domains (every clock domain: {name, locations: [{id, name, node, rank}]},
+ * rank null when unknown), which show the grouping.
  */
 TSYNC_API char *tsync_check_report_json(const tsync_check_report *r, const tsync_trace *trace);
 

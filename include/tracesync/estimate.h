@@ -82,7 +82,8 @@ enum tsync_bound_kind {
 /**
  * Options for tsync_estimate_run; initialize with TSYNC_ESTIMATE_OPTS_INIT.
  * The minimum latencies are those of tsync_check_opts, with the same defaults:
- * within a node (intra) and between nodes (inter), in seconds.
+ * within a node (intra) and between nodes (inter), in seconds, overridden per pair
+ * of nodes by `latency_file`.
  */
 typedef struct {
     unsigned version;
@@ -109,11 +110,13 @@ typedef struct {
                               * max_wander t^2 / 2, and inside a piece of length L by
                               * max_wander L^2 / 8 (see segment.c); 0: linear clocks
                               * (version 2 on; version 1: 1e-8) */
+    const char *latency_file;/* per node pair minimum latencies (the format of
+                              * tsync_clc_opts), or NULL (version 3 on) */
 } tsync_estimate_opts;
-#define TSYNC_ESTIMATE_OPTS_VERSION 2
+#define TSYNC_ESTIMATE_OPTS_VERSION 3
 #define TSYNC_ESTIMATE_OPTS_INIT                                                             \
     { TSYNC_ESTIMATE_OPTS_VERSION, TSYNC_ESTIMATOR_HULL, NULL, 0.3e-6, 1.0e-6, 1, 1.0, 0, 1e-3, \
-      1, 10.0, 30.0, TSYNC_REFERENCE_GLOBAL, 1e-8 }
+      1, 10.0, 30.0, TSYNC_REFERENCE_GLOBAL, 1e-8, NULL }
 
 typedef struct tsync_estimate tsync_estimate;
 
@@ -205,6 +208,10 @@ TSYNC_API int tsync_estimator_parse(const char *name, enum tsync_estimator *out)
 TSYNC_API unsigned tsync_estimator_count(void);
 /** The name of estimator `which`, or NULL when no estimator has that id. */
 TSYNC_API const char *tsync_estimator_name(enum tsync_estimator which);
+/** What estimator `which` does, for people ("mean of the extreme separating lines;
+ *  bounds guaranteed"), or NULL when it estimates nothing or no estimator has that
+ *  id. */
+TSYNC_API const char *tsync_estimator_summary(enum tsync_estimator which);
 /** "exact", "bounded", "fallback" or "absent". */
 TSYNC_API const char *tsync_bound_kind_name(enum tsync_bound_kind kind);
 

@@ -49,8 +49,8 @@ enum {
 #define TSYNC_STAGES_APPLY (TSYNC_STAGE_MAPS | TSYNC_STAGE_WRITE)
 
 /** Options of every stage; initialize with TSYNC_PIPELINE_OPTS_INIT. The minimum
- * latencies of `check` are those of every stage: estimation and the CLC use them
- * too (the CLC also reads clc.latency_file), and they set the limit for splitting
+ * latencies of `check` and its latency file (or else clc.latency_file) are those of
+ * every stage: every check, the estimate and the CLC, and they set the limit for splitting
  * clock domains (open->split_reversal_s is replaced by TSYNC_SPLIT_LATENCIES x the
  * larger). `open` NULL reads every node as one clock domain (TSYNC_DOMAIN_NODE, as
  * tsync_trace_open with NULL options). */

@@ -133,7 +133,8 @@ TSYNC_API const tsync_time_map *tsync_map_set_get(const tsync_map_set *set, tsyn
 
 /**
  * Writes the set as JSON, one map per location that has one, selected by
- * location id; written to "<path>.tmp" and renamed to `path` when complete.
+ * location id, as every output is (tsync_write_text_output: complete or not at
+ * all, held with the others while ctx holds outputs; its directory is made).
  * @return 0, TSYNC_EIO (nothing left behind) or TSYNC_ENOMEM.
  */
 TSYNC_API int tsync_map_set_save(const tsync_map_set *set, const tsync_trace *trace,

@@ -65,7 +65,7 @@ struct snd {
 struct check {
     const struct tsync_trace *t;
     tsync_time *const *time;      /* timeline->time */
-    struct tsync__latency lat;    /* intra and inter only */
+    struct tsync__latency lat;
     unsigned k;                   /* worst pairs wanted */
     struct acc p2p, coll;
     struct pair_tab pairs;
@@ -249,7 +249,8 @@ static void find_run(const struct snd *v, size_t n, uint32_t key, int by_loc, si
  * intra-node latency a, s violates when t_s > t_r - mu(s, r), so
  *   violations = #all(t > t_r - b) - #node(t > t_r - b) + #node(t > t_r - a)
  *                - #own(t > t_r - a)
- * and reversed = #all(t > t_r) - #own(t > t_r). Each # is one binary search. */
+ * and reversed = #all(t > t_r) - #own(t > t_r). Each # is one binary search. With
+ * a latency file mu depends on the pair of nodes: one # per sending node. */
 static int eval_receive(struct check *c, size_t ns, tsync_time base, const struct snd *r)
 {
     const struct snd *A = c->by_time, *N = c->by_node, *B = c->by_loc;
@@ -272,11 +273,21 @@ static int eval_receive(struct check *c, size_t ns, tsync_time base, const struc
     c->coll.disp_sum += ((PA[ns] - PA[ia]) - (double)(ns - ia) * rel) -
                         ((PB[le] - PB[ib]) - (double)(le - ib) * rel);
 
-    /* Violations (Eq. 2): inter-node threshold for all, intra-node for the node. */
-    viol = (uint64_t)(ns - first_after(A, 0, ns, sat_sub(tr, b)));
-    viol -= (uint64_t)(ne - first_after(N, nb, ne, sat_sub(tr, b)));
-    viol += (uint64_t)(ne - first_after(N, nb, ne, sat_sub(tr, a)));
-    viol -= (uint64_t)(le - first_after(B, lb, le, sat_sub(tr, a)));
+    /* Violations (Eq. 2): inter-node threshold for all, intra-node for the node; with
+     * a latency file, each sending node's own threshold. */
+    if (c->lat.n) {
+        viol = 0;
+        for (size_t gb = 0, gb2, ge; gb < ns; gb = ge) {
+            find_run(N, ns, N[gb].node, 0, &gb2, &ge);
+            viol += (uint64_t)(ge - first_after(N, gb, ge, sat_sub(tr, mu_of(c, N[gb].node,
+                                                                              r->node))));
+        }
+    } else {
+        viol = (uint64_t)(ns - first_after(A, 0, ns, sat_sub(tr, b)));
+        viol -= (uint64_t)(ne - first_after(N, nb, ne, sat_sub(tr, b)));
+        viol += (uint64_t)(ne - first_after(N, nb, ne, sat_sub(tr, a)));
+    }
+    viol -= (uint64_t)(le - first_after(B, lb, le, sat_sub(tr, mu_of(c, r->node, r->node))));
     c->coll.violations += viol;
 
     /* Largest displacement: the latest send from another location. */
@@ -289,13 +300,13 @@ static int eval_receive(struct check *c, size_t ns, tsync_time base, const struc
     }
 
     /* Worst-pair candidates: the k latest violating sends. A send at or before
-     * t_r - max(a, b) violates with neither latency, which ends the walk; what it
-     * skips are sends within |a - b| ticks of that limit, usually none. */
+     * t_r - (the largest mu) violates with no latency, which ends the walk; what it
+     * skips are sends within the spread of the latencies of that limit, usually none. */
     if (c->k && viol) {
-        tsync_time lim = sat_sub(tr, a > b ? a : b);
+        tsync_time lim = sat_sub(tr, c->lat.max);
         unsigned got = 0;
         for (size_t j = ns; j-- > 0 && A[j].t > lim && got < c->k;) {
-            if (A[j].loc == r->loc || A[j].t <= sat_sub(tr, A[j].node == r->node ? a : b))
+            if (A[j].loc == r->loc || A[j].t <= sat_sub(tr, mu_of(c, A[j].node, r->node)))
                 continue;
             if (pair_note(&c->pairs, A[j].loc, r->loc, sat_sub(A[j].t, tr), 0))
                 return tsync__oom(c->ctx);
@@ -502,16 +513,6 @@ static int validate(const struct tsync_trace *t, const struct tsync_timeline *tl
     return TSYNC_OK;
 }
 
-/* A latency in seconds to ticks, rounded to the nearest tick. */
-static int to_ticks(const struct tsync_trace *t, double s, const char *which, int64_t *out,
-                    tsync_ctx *ctx)
-{
-    if (tsync__seconds_to_ticks(s, t->timer_resolution, 9.0e18, out))
-        return tsync__fail(ctx, TSYNC_EINVAL, "check: %s-node minimum latency %g s is not a "
-                           "usable latency", which, s);
-    return TSYNC_OK;
-}
-
 static void finish(tsync_check_counts *out, const struct acc *a, const struct tsync_trace *t)
 {
     out->messages = a->messages;
@@ -546,9 +547,10 @@ int tsync_check_run(tsync_check_report **out, const tsync_trace *t, const tsync_
     c.t = t;
     c.ctx = ctx;
     c.k = opts->worst_pairs;
-    if ((rc = to_ticks(t, opts->latency_intra_s, "intra", &c.lat.intra, ctx)) ||
-        (rc = to_ticks(t, opts->latency_inter_s, "inter", &c.lat.inter, ctx)) ||
-        (rc = validate(t, tl, ctx)))
+    if ((rc = validate(t, tl, ctx)) ||
+        (rc = tsync__latency_init(&c.lat, t, opts->latency_intra_s, opts->latency_inter_s,
+                                  opts->version >= 2 ? opts->latency_file : NULL, 9.0e18,
+                                  "check", ctx)))
         return rc;
     c.time = tl->time;
 
@@ -600,6 +602,7 @@ int tsync_check_run(tsync_check_report **out, const tsync_trace *t, const tsync_
     r->latency_inter_s = opts->latency_inter_s;
     r->latency_intra_ticks = c.lat.intra;
     r->latency_inter_ticks = c.lat.inter;
+    r->latency_pairs = (uint32_t)c.lat.n;
     r->timer_resolution = t->timer_resolution;
     tsync__progress(ctx, "checking messages", total, total);
     *out = r;
@@ -612,6 +615,7 @@ out:
     free(c.by_loc);
     free(c.pre_time);
     free(c.pre_loc);
+    tsync__latency_free(&c.lat);
     return rc;
 }
 

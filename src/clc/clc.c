@@ -54,19 +54,6 @@ static int check_opts(const tsync_clc_opts *o, tsync_ctx *ctx)
     return TSYNC_OK;
 }
 
-/* mu: the options' latencies, then the latency file's pairs. */
-static int latency_init(struct clc *c, const tsync_clc_opts *o)
-{
-    uint64_t res = c->t->timer_resolution;
-    int bad_intra = tsync__seconds_to_ticks(o->latency_intra_s, res, MU_MAX, &c->lat.intra);
-    if (bad_intra || tsync__seconds_to_ticks(o->latency_inter_s, res, MU_MAX, &c->lat.inter))
-        return tsync__fail(c->ctx, TSYNC_EINVAL, "clc: minimum latency %g s is not a usable "
-                           "latency", bad_intra ? o->latency_intra_s : o->latency_inter_s);
-    if (o->latency_file)
-        return tsync__latency_read_file(&c->lat, c->t, o->latency_file, MU_MAX, c->ctx);
-    return TSYNC_OK;
-}
-
 /* The receive list, the member list with roles and instances; validates every
  * event the trace's messages and collectives refer to. */
 static int build_index(struct clc *c)
@@ -397,7 +384,9 @@ static int run(struct clc *c, tsync_clc_result **out, const tsync_trace *t, tsyn
         rc = tsync__oom(ctx);
         goto out;
     }
-    if ((rc = latency_init(c, opts)) || (rc = build_index(c)) ||
+    if ((rc = tsync__latency_init(&c->lat, c->t, opts->latency_intra_s, opts->latency_inter_s,
+                                  opts->latency_file, MU_MAX, "clc", c->ctx)) ||
+        (rc = build_index(c)) ||
         (rc = inputs(c, in, opts, r)) || (rc = passes(c, opts, r)))
         goto out;
     c->memory += c->cap_jumps * sizeof(*c->jumps);

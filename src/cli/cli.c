@@ -17,9 +17,79 @@ const struct cli_command *cli_find(const char *name)
     return NULL;
 }
 
+/* The estimators' names joined: "hull|regression|none" with sep "|" and last NULL,
+ * "hull, regression or none" with ", " and " or ". */
+static void estimator_names(char *buf, size_t size, const char *sep, const char *last)
+{
+    unsigned n = tsync_estimator_count();
+    size_t len = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s",
+                                !i ? "" : i + 1 < n || !last ? sep : last,
+                                tsync_estimator_name((enum tsync_estimator)i));
+}
+
+/* The estimators for --estimator's help, from column 25 on: the names, then the
+ * summary of each that estimates, wrapped below HELP_WIDTH columns. */
+#define HELP_WIDTH 86
+static void put_estimator_list(FILE *out)
+{
+    const tsync_estimate_opts defaults = TSYNC_ESTIMATE_OPTS_INIT;
+    char names[256];
+    estimator_names(names, sizeof(names), ", ", " or ");
+    fprintf(out, "%s (default %s):", names, tsync_estimator_name(defaults.estimator));
+    for (unsigned i = 0; i < tsync_estimator_count(); i++) {
+        const char *name = tsync_estimator_name((enum tsync_estimator)i);
+        const char *w = tsync_estimator_summary((enum tsync_estimator)i);
+        int col;
+        if (!w)         /* estimates nothing: its name says it */
+            continue;
+        col = fprintf(out, "\n%27s%s:", "", name) - 1;
+        while (*w) {
+            size_t len = strcspn(w, " ");
+            if (col + 1 + (int)len > HELP_WIDTH)
+                col = fprintf(out, "\n%28s", "") - 1;
+            col += fprintf(out, " %.*s", (int)len, w);
+            w += len + (w[len] == ' ');
+        }
+    }
+}
+
+/* A help or usage text with the registries' lists put in: {estimators} (names
+ * joined by |), {estimator-list} (put_estimator_list), {formats}. */
+static void put_text(const char *text, FILE *out)
+{
+    char names[256];
+    for (const char *p = text; *p;) {
+        const char *open = strchr(p, '{');
+        size_t n = open ? (size_t)(open - p) : strlen(p);
+        fwrite(p, 1, n, out);
+        if (!open)
+            break;
+        if (strncmp(open, "{estimators}", 12) == 0) {
+            estimator_names(names, sizeof(names), "|", NULL);
+            fputs(names, out);
+            p = open + 12;
+        } else if (strncmp(open, "{estimator-list}", 16) == 0) {
+            put_estimator_list(out);
+            p = open + 16;
+        } else if (strncmp(open, "{formats}", 9) == 0) {
+            fputs(tsync_trace_formats(), out);
+            p = open + 9;
+        } else {
+            fputc('{', out);
+            p = open + 1;
+        }
+    }
+}
+
 void cli_print_help(const struct cli_command *cmd, FILE *out)
 {
-    fprintf(out, "usage: tracesync %s\n\n%s.\n\n%s", cmd->usage, cmd->summary, cmd->help);
+    fputs("usage: tracesync ", out);
+    put_text(cmd->usage, out);
+    fprintf(out, "\n\n%s.\n\n", cmd->summary);
+    put_text(cmd->help, out);
 }
 
 int cli_wants_help(int argc, char **argv, const char *cmd)
@@ -207,16 +277,10 @@ void cli_parse_reference(const char *arg, tsync_estimate_opts *out)
 
 int cli_parse_estimator(const char *cmd, const char *arg, tsync_estimate_opts *out)
 {
-    unsigned n = tsync_estimator_count();
     char list[256];
-    size_t len = 0;
     if (tsync_estimator_parse(arg, &out->estimator) == 0)
         return 0;
-    list[0] = '\0';
-    for (unsigned i = 0; i < n && len < sizeof(list); i++)
-        len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
-                                !i ? "" : i + 1 < n ? ", " : " or ",
-                                tsync_estimator_name((enum tsync_estimator)i));
+    estimator_names(list, sizeof(list), ", ", " or ");
     return cli_usage_error(cmd, "--estimator: \"%s\" is not %s", arg, list);
 }
 

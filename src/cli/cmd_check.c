@@ -43,7 +43,8 @@ int cmd_check(int argc, char **argv)
     static const struct option longopts[] = {
         { "json", no_argument, NULL, 'j' },     { "latency", required_argument, NULL, 'l' },
         { "domains", required_argument, NULL, 'd' }, { "quiet", no_argument, NULL, 'q' },
-        { "name", required_argument, NULL, 'N' },    { NULL, 0, NULL, 0 }
+        { "name", required_argument, NULL, 'N' },    { "latency-file", required_argument, NULL, 'L' },
+        { NULL, 0, NULL, 0 }
     };
     tsync_open_opts oo = TSYNC_OPEN_OPTS_INIT;
     tsync_pipeline_opts po = TSYNC_PIPELINE_OPTS_INIT;
@@ -57,6 +58,7 @@ int cmd_check(int argc, char **argv)
         case 'j': json = 1; break;
         case 'q': quiet = 1; break;
         case 'l': latency = optarg; break;
+        case 'L': po.check.latency_file = optarg; break;
         case 'd':
             if (cli_parse_domains(optarg, &oo))
                 return cli_usage_error("check", "--domains: expected node, location or a "

@@ -41,10 +41,8 @@ static int run(const char *input, tsync_pipeline_opts *po, const char *report_pa
     else
         tsync_pipeline_report_print(r, TSYNC_REPORT_CLC, stdout);
     if (!tsync_check_report_consistent(r->after) && !quiet)
-        fprintf(stderr, "tracesync clc: warning: %llu violation%s left%s\n",
-                (unsigned long long)r->after->violations, r->after->violations == 1 ? "" : "s",
-                po->clc.latency_file ? " with the intra/inter latencies (check does not read "
-                                       "the latency file)" : "");
+        fprintf(stderr, "tracesync clc: warning: %llu violation%s left\n",
+                (unsigned long long)r->after->violations, r->after->violations == 1 ? "" : "s");
     rc = EXIT_OK;
 out:
     free(text);

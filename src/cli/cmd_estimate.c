@@ -53,7 +53,8 @@ int cmd_estimate(int argc, char **argv)
         { "reference", required_argument, NULL, 'R' }, { "domains", required_argument, NULL, 'd' },
         { "global-lsq", no_argument, NULL, 'g' },    { "latency", required_argument, NULL, 'l' },
         { "output", required_argument, NULL, 'o' },  { "quiet", no_argument, NULL, 'q' },
-        { "name", required_argument, NULL, 'N' },    { NULL, 0, NULL, 0 }
+        { "name", required_argument, NULL, 'N' },    { "latency-file", required_argument, NULL, 'L' },
+        { NULL, 0, NULL, 0 }
     };
     tsync_open_opts oo = TSYNC_OPEN_OPTS_INIT;
     tsync_pipeline_opts po = TSYNC_PIPELINE_OPTS_INIT;
@@ -73,6 +74,7 @@ int cmd_estimate(int argc, char **argv)
         case 'R': cli_parse_reference(optarg, eo); break;
         case 'g': eo->global_lsq = 1; break;
         case 'l': latency = optarg; break;
+        case 'L': po.check.latency_file = optarg; break;
         case 'e':
             if (cli_parse_estimator("estimate", optarg, eo))
                 return 2;

@@ -1,13 +1,15 @@
 /* commands.c - the table of tracesync subcommands: it drives dispatch, --help and
- * the test that every command documents an example. */
+ * the test that every command documents an example. The estimators and formats are
+ * named by {estimators}, {estimator-list} and {formats}, which --help fills in from
+ * the registries (cli.c), so that a new one needs no text here. */
 #include "cli.h"
 
 const struct cli_command cli_commands[] = {
-    { "sync", cmd_sync, "sync INPUT... -o OUTDIR [--report FILE.json] [--estimator hull|regression|none] [--no-clc]",
+    { "sync", cmd_sync, "sync INPUT... -o OUTDIR [--report FILE.json] [--estimator {estimators}] [--no-clc]",
       "the main job: estimate clocks, apply the maps, remove what remains with the CLC",
-      "Reads INPUT (an OTF2 anchor file, a CSV of messages, or packet captures: pcap\n"
-      "and pcapng files given one after the other are one trace, a host each, whose\n"
-      "packets seen by two hosts are its messages), estimates from its\n"
+      "Reads INPUT ({formats});\n"
+      "captures given one after the other are one trace, a host each, whose packets\n"
+      "seen by two hosts are its messages. Estimates from its\n"
       "messages and ClockOffset records how every clock domain relates to a reference\n"
       "clock, maps every timestamp onto it, removes the clock condition violations that\n"
       "remain with the controlled logical clock, checks the result and writes it to\n"
@@ -21,8 +23,7 @@ const struct cli_command cli_commands[] = {
       "  -o, --output OUTDIR    directory for the corrected trace (same file name)\n"
       "  --report FILE.json     write the full report as JSON\n"
       "  --json                 print the full report as JSON instead of the summary\n"
-      "  --estimator NAME       hull (default: convex hull with guaranteed bounds),\n"
-      "                         regression (least squares, seed 003) or none\n"
+      "  --estimator NAME       {estimator-list}\n"
       "  --no-clc               stop after the maps\n"
       "  --reference DOMAIN     the reference clock domain (default: the trace's own\n"
       "                         time base, the ClockOffset master's or MPI rank 0's\n"
@@ -68,6 +69,8 @@ const struct cli_command cli_commands[] = {
       "  --json                 print the report as JSON\n"
       "  --latency SPEC         minimum latencies, e.g. intra=1us,inter=4us (units ns, us,\n"
       "                         ms, s); default intra=0.3us,inter=1us\n"
+      "  --latency-file FILE    minimum latency per node pair, lines \"NODE_A NODE_B 2us\"\n"
+      "                         (both directions; the others keep --latency's)\n"
       "  --domains RULE|FILE    clock domains (default: the locations of a node share a\n"
       "                         clock, unless messages between them arrive before they\n"
       "                         were sent by more than 10 minimum latencies: then the\n"
@@ -108,7 +111,7 @@ const struct cli_command cli_commands[] = {
       "Example:\n"
       "  tracesync apply maps.json run/traces.otf2 -o corrected/\n" },
     { "estimate", cmd_estimate,
-      "estimate INPUT... [--json] [--estimator hull|regression] [--reference DOMAIN|auto] "
+      "estimate INPUT... [--json] [--estimator {estimators}] [--reference DOMAIN|auto] "
       "[--domains node|location|FILE] [--global-lsq] [--latency intra=T,inter=T]",
       "estimate a time map per clock domain from the messages; no trace is written",
       "Relates every clock domain to a reference clock from the messages the trace\n"
@@ -127,8 +130,7 @@ const struct cli_command cli_commands[] = {
       "  --json                 print the maps as JSON (the format of apply, docs/maps.md)\n"
       "                         with an \"estimate\" object: estimator, graph, bounds\n"
       "  -o, --output FILE      also write that JSON to FILE\n"
-      "  --estimator NAME       hull (default: convex hull, guaranteed bounds) or\n"
-      "                         regression (least squares over exchanges, seed 003)\n"
+      "  --estimator NAME       {estimator-list}\n"
       "  --reference DOMAIN     the reference clock domain (default: the trace's own\n"
       "                         time base, the ClockOffset master's or MPI rank 0's\n"
       "                         domain); auto: the smallest sum of path errors\n"
@@ -144,6 +146,7 @@ const struct cli_command cli_commands[] = {
 
       "  --latency SPEC         minimum latencies, e.g. intra=1us,inter=4us (units ns, us,\n"
       "                         ms, s); default intra=0.3us,inter=1us\n"
+      "  --latency-file FILE    minimum latency per node pair, as check --help\n"
       "  --no-segment           one line per pair, never split\n"
       "  --min-segment T        shortest piece when splitting (default 1s)\n"
       "  --max-gap T            a piece spans no longer gap without samples, and busy\n"
@@ -244,7 +247,8 @@ const struct cli_command cli_commands[] = {
       "  --json                 print the report as JSON instead of text\n"
       "  --latency SPEC         minimum latencies, e.g. intra=1us,inter=4us (units ns, us,\n"
       "                         ms, s); default intra=0.3us,inter=1us, as check\n"
-      "  --latency-file FILE    minimum latency per node pair, lines \"NODE_A NODE_B 2us\"\n"
+      "  --latency-file FILE    minimum latency per node pair, as check --help (every\n"
+      "                         check of the run reads it too)\n"
       "  --no-presync           do not apply the ClockOffset records first\n"
       "  --gamma G              gamma of the first pass (default 0.99999)\n"
       "  --passes N             forward passes at most, 1..16 (default 4)\n"

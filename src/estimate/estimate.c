@@ -112,14 +112,18 @@ int tsync_estimate_run(tsync_estimate **out, const tsync_trace *t, const tsync_e
     r.ctx = ctx;
     if ((rc = tsync__est_check_opts(&r, opts, &so)))
         return rc;
-    if (!(e = r.e = calloc(1, sizeof(*e))))
+    if (!(e = r.e = calloc(1, sizeof(*e)))) {
+        tsync__latency_free(&so.lat);
         return tsync__oom(ctx);
+    }
     e->opts = *opts;
     e->opts.reference = NULL;
+    e->opts.latency_file = NULL;  /* borrowed by the run only */
     e->opts.reference_rule = opts->version >= 2 ? opts->reference_rule : TSYNC_REFERENCE_AUTO;
     e->opts.max_wander = opts->version >= 2 ? opts->max_wander : 1e-8;
     e->reference_given = r.forced != TSYNC__NONE;
     e->resolution = t->timer_resolution;
+    e->latency_pairs = (uint32_t)so.lat.n;
     e->n_domains = t->n_domains;
     r.est = tsync__estimator_for(opts->estimator);
 
@@ -160,12 +164,14 @@ int tsync_estimate_run(tsync_estimate **out, const tsync_trace *t, const tsync_e
     tsync__est_warn(&r);
     tsync__progress(ctx, "estimate pairs", r.g.n_edges, r.g.n_edges);
     run_free(&r);
+    tsync__latency_free(&so.lat);
     *out = e;
     return 0;
 oom:
     rc = tsync__oom(ctx);
 fail:
     run_free(&r);
+    tsync__latency_free(&so.lat);
     tsync_estimate_free(e);
     return rc;
 }

@@ -14,6 +14,7 @@ struct tsync_estimate {
     tsync_estimate_opts opts;        /* as given, without the reference's name */
     int reference_given;             /* opts->reference named the reference */
     uint64_t resolution;             /* ticks per second of the trace */
+    uint32_t latency_pairs;          /* (node, node) pairs of the latency file, 0: none */
     tsync_map_set *maps;
     uint32_t n_domains;
     tsync_estimate_domain *dom;

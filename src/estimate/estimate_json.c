@@ -179,7 +179,10 @@ static json_t *estimate_json(const tsync_estimate *e, const tsync_trace *t)
     if (o && (json_object_set_new(o, "max_gap_s", json_real(e->opts.max_gap_s)) ||
               json_object_set_new(o, "max_segment_s", json_real(e->opts.max_segment_s)) ||
               json_object_set_new(o, "max_wander", json_real(e->opts.max_wander)) ||
-              json_object_set_new(o, "periods", json_integer((json_int_t)e->periods)))) {
+              json_object_set_new(o, "periods", json_integer((json_int_t)e->periods)) ||
+              /* only with a latency file: the report without one stays as it was */
+              (e->latency_pairs &&
+               json_object_set_new(o, "latency_pairs", json_integer((json_int_t)e->latency_pairs))))) {
         json_decref(o);
         return NULL;
     }

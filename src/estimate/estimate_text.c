@@ -85,10 +85,14 @@ void tsync_estimate_print(const tsync_estimate *e, const tsync_trace *t, FILE *o
     fprintf(out, "  estimator   %s", tsync_estimate_estimator_name(e));
     if (est->summary)
         fprintf(out, ": %s", est->summary);
-    fprintf(out, " (minimum latency %s within a node, %s between nodes; drift <= %g ppm where "
-            "open, changing by <= %g ppm/s)\n", tsync__fmt_seconds(a, sizeof(a), e->opts.latency_intra_s),
-            tsync__fmt_seconds(b, sizeof(b), e->opts.latency_inter_s), e->opts.max_drift * 1e6,
-            e->opts.max_wander * 1e6);
+    fprintf(out, " (minimum latency %s within a node, %s between nodes",
+            tsync__fmt_seconds(a, sizeof(a), e->opts.latency_intra_s),
+            tsync__fmt_seconds(b, sizeof(b), e->opts.latency_inter_s));
+    if (e->latency_pairs)
+        fprintf(out, ", %u node pair%s from a file", e->latency_pairs,
+                tsync__plural(e->latency_pairs, "s"));
+    fprintf(out, "; drift <= %g ppm where open, changing by <= %g ppm/s)\n",
+            e->opts.max_drift * 1e6, e->opts.max_wander * 1e6);
     fprintf(out, "  grouping    %s: %s\n", g->rule, g->reason);
     if (g->contradicting)
         fprintf(out, "              try --domains location\n");

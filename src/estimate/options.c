@@ -1,5 +1,6 @@
 /* options.c - the estimate's options checked against the trace and turned into
- * ticks: the estimator's parameters, the samples' minimum latencies, the reference
+ * ticks: the estimator's parameters, the samples' minimum latencies (the one
+ * latency model, latency/latency.h, with its latency file), the reference
  * asked for. The messages' and collectives' events are checked to exist.
  */
 #include <math.h>
@@ -43,11 +44,7 @@ int tsync__est_check_opts(struct tsync__run *r, const tsync_estimate_opts *o,
                            "in [0, 1e-3)", o->max_wander);
     if (t->timer_resolution == 0)
         return tsync__fail(r->ctx, TSYNC_EINVAL, "%s: estimate: timer resolution is 0", t->path);
-    if ((rc = to_ticks(t, o->latency_intra_s, "intra-node minimum latency", &so->mu_intra,
-                       r->ctx)) ||
-        (rc = to_ticks(t, o->latency_inter_s, "inter-node minimum latency", &so->mu_inter,
-                       r->ctx)) ||
-        (rc = to_ticks(t, o->min_segment_s, "minimum segment", &r->params.min_segment, r->ctx)) ||
+    if ((rc = to_ticks(t, o->min_segment_s, "minimum segment", &r->params.min_segment, r->ctx)) ||
         (rc = to_ticks(t, o->max_gap_s, "maximum gap", &r->params.max_gap, r->ctx)) ||
         (rc = to_ticks(t, o->max_segment_s, "maximum segment", &r->params.max_segment, r->ctx)))
         return rc;
@@ -75,6 +72,10 @@ int tsync__est_check_opts(struct tsync__run *r, const tsync_estimate_opts *o,
                                    "to an event that does not exist", t->path, q);
         }
     }
+    if ((rc = tsync__latency_init(&so->lat, t, o->latency_intra_s, o->latency_inter_s,
+                                  o->version >= 3 ? o->latency_file : NULL, 9.0e18, "estimate",
+                                  r->ctx)))
+        return rc;
     so->exchanges = (tsync__estimator_get(o->estimator)->needs & TSYNC__NEEDS_EXCHANGES) != 0;
     so->offsets = o->use_clock_offsets;
     so->max_drift = o->max_drift;

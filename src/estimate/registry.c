@@ -1,7 +1,7 @@
 /* registry.c - the table of pairwise estimators: the one place that lists them.
- * Parsing --estimator, the range check of the options, the reports' descriptions
- * and the benchmarks read it; an estimator is one file (its struct tsync__estimator)
- * plus one line here. An estimator's id is its index: the first three are the
+ * Parsing --estimator, the range check of the options, the reports' descriptions,
+ * the CLI's help and the benchmarks read it; an estimator is one file (its struct
+ * tsync__estimator) plus one line here. An estimator's id is its index: the first three are the
  * values of enum tsync_estimator.
  */
 #include <string.h>
@@ -58,6 +58,12 @@ const char *tsync_estimator_name(enum tsync_estimator which)
 {
     const struct tsync__estimator *est = tsync__estimator_get(which);
     return est ? est->name : NULL;
+}
+
+const char *tsync_estimator_summary(enum tsync_estimator which)
+{
+    const struct tsync__estimator *est = tsync__estimator_get(which);
+    return est ? est->summary : NULL;
 }
 
 int tsync_estimator_parse(const char *name, enum tsync_estimator *out)

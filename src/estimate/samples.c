@@ -236,7 +236,7 @@ static int push_pt(struct tsync__pt **v, size_t *n, size_t *cap, tsync_time x, t
 static int64_t mu_between(const struct collector *c, tsync_loc a, tsync_loc b)
 {
     const struct tsync_location *L = c->t->locations;
-    return L[a].node == L[b].node ? c->o->mu_intra : c->o->mu_inter;
+    return tsync__latency_mu(&c->o->lat, L[a].node, L[b].node);
 }
 
 /* What a message is, for the edge's sources (tsync_estimate_sources). */
@@ -270,8 +270,7 @@ static int add_message(struct collector *c, const struct tsync_message *m, int s
     int64_t mu = mu_between(c, m->send_loc, m->recv_loc);
 
     if (ds == dr) {
-        int64_t lim = CONTRADICTION_FACTOR * (c->o->mu_intra > c->o->mu_inter ? c->o->mu_intra
-                                                                             : c->o->mu_inter);
+        int64_t lim = CONTRADICTION_FACTOR * c->o->lat.max;
         intra->messages++;
         if (ts > tr) {
             intra->reversed++;
@@ -656,7 +655,7 @@ static int unknown_offset_error(struct collector *c)
         int64_t half_rtt;   /* of the fastest tenth of the exchanges */
         qsort(c->margins, c->n_margins, sizeof(*c->margins), i64_cmp);
         half_rtt = c->margins[c->n_margins / 10];
-        c->trip_err = 2 * half_rtt - c->o->mu_inter;
+        c->trip_err = 2 * half_rtt - c->o->lat.inter;
         if (c->trip_err > c->unknown_err)
             c->unknown_err = c->trip_err;
     }
@@ -750,7 +749,7 @@ static int collect_offsets(struct collector *c)
 int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
                            const struct tsync__sample_opts *o, struct tsync__intra *intra)
 {
-    struct collector c = { g, t, o, TSYNC__NONE, TSYNC__NONE, 0, NULL, 0, o->mu_inter, 0 };
+    struct collector c = { g, t, o, TSYNC__NONE, TSYNC__NONE, 0, NULL, 0, o->lat.inter, 0 };
     int rc;
     memset(intra, 0, sizeof(*intra));
     for (size_t i = 0, s = 0; i < t->n_messages; i++) {

@@ -5,6 +5,7 @@
 
 #include "estimate/estimator.h"
 #include "graph/graph.h"
+#include "latency/latency.h"
 #include "trace/trace.h"
 
 /* What the estimate keeps of a pair of domains: the data of its edge in the graph
@@ -25,7 +26,7 @@ static inline struct tsync__pair *tsync__pair_of(const struct tsync__edge *e)
 void tsync__pair_free(void *pair);
 
 struct tsync__sample_opts {
-    int64_t mu_intra, mu_inter;  /* minimum latencies, ticks */
+    struct tsync__latency lat;   /* minimum latencies, ticks */
     int exchanges;               /* also build exchange samples (the regression needs them) */
     int offsets;                 /* ClockOffset records as samples */
     double max_drift;            /* |rate difference| of two clocks at most this */

@@ -82,4 +82,11 @@ int tsync__format_for(const struct tsync__format **out, const char *path, tsync_
  * out of memory. */
 char *tsync__default_host(const char *path);
 
+/* Whether traces of format fmt can give `stage` what it needs: any one of the
+ * capabilities `any_of` (0: none needed), and with `write` a writer. 0, or
+ * TSYNC_EUNSUPPORTED naming `path`, the stage and the format ("run.events: check
+ * needs messages or collectives; a toy event list (toy) holds neither"). */
+int tsync__format_require(const struct tsync__format *fmt, const char *path, const char *stage,
+                          unsigned any_of, int write, tsync_ctx *ctx);
+
 #endif

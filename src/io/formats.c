@@ -3,6 +3,7 @@
  * into a sink, the clock domains are formed (by rule, or from the domain file), the
  * reader emits the events, and the match stage (match/) pairs the records. Also the
  * open options every reader shares, and the writer a trace goes back through. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,11 +223,47 @@ int tsync_trace_open(tsync_trace **out, const char *path, const tsync_open_opts 
 
 int tsync_trace_write(const tsync_trace *t, const tsync_timeline *tl, const char *outdir, tsync_ctx *ctx)
 {
+    int rc;
     if (tl->n_locations != t->n_locations)
         return tsync__fail(ctx, TSYNC_EINVAL, "%s: the timeline does not belong to this trace",
                            t->path);
-    if (!t->io || !t->io->write)
-        return tsync__fail(ctx, TSYNC_EUNSUPPORTED, "%s: traces in %s are read, not written",
-                           t->path, t->io ? t->io->name : "this format");
+    if (!t->io)
+        return tsync__fail(ctx, TSYNC_EUNSUPPORTED, "%s: traces in this format are read, not "
+                           "written", t->path);
+    if ((rc = tsync__format_require(t->io, t->path, "write", 0, 1, ctx)))
+        return rc;
     return t->io->write(t, tl, outdir, ctx);
+}
+
+/* The capabilities in words: "messages or collectives". */
+static void caps_words(char *buf, size_t size, unsigned caps)
+{
+    static const struct { unsigned cap; const char *word; } words[] = {
+        { TSYNC_CAP_MESSAGES, "messages" }, { TSYNC_CAP_COLLECTIVES, "collectives" },
+        { TSYNC_CAP_OFFSETS, "clock offsets" }, { TSYNC_CAP_NODES, "nodes" }
+    };
+    size_t len = 0, n = 0, k = 0;
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+        n += (caps & words[i].cap) != 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]) && len < size; i++)
+        if (caps & words[i].cap)
+            len += (size_t)snprintf(buf + len, size - len, "%s%s",
+                                    !k++ ? "" : k == n ? " or " : ", ", words[i].word);
+}
+
+int tsync__format_require(const struct tsync__format *fmt, const char *path, const char *stage,
+                          unsigned any_of, int write, tsync_ctx *ctx)
+{
+    char need[128];
+    if (write && !fmt->write)
+        return tsync__fail(ctx, TSYNC_EUNSUPPORTED, "%s: traces in %s are read, not written",
+                           path, fmt->name);
+    if (any_of && !(fmt->caps & any_of)) {
+        caps_words(need, sizeof(need), any_of);
+        return tsync__fail(ctx, TSYNC_EUNSUPPORTED, "%s: %s needs %s; %s (%s) holds %s", path,
+                           stage, need, fmt->what, fmt->name,
+                           (any_of & (any_of - 1)) ? "none of them" : "none");
+    }
+    return TSYNC_OK;
 }

@@ -119,12 +119,24 @@ static int read_file(struct tsync__latency *lat, const struct tsync_trace *t, co
     return TSYNC_OK;
 }
 
-int tsync__latency_read_file(struct tsync__latency *lat, const struct tsync_trace *t,
-                             const char *path, double max_ticks, tsync_ctx *ctx)
+int tsync__latency_init(struct tsync__latency *lat, const struct tsync_trace *t, double intra_s,
+                        double inter_s, const char *file, double max_ticks, const char *stage,
+                        tsync_ctx *ctx)
 {
-    int rc = read_file(lat, t, path, max_ticks, ctx);
-    if (rc)
+    int bad_intra = tsync__seconds_to_ticks(intra_s, t->timer_resolution, max_ticks, &lat->intra);
+    int rc = TSYNC_OK;
+    lat->n = 0;
+    lat->pairs = NULL;
+    if (bad_intra || tsync__seconds_to_ticks(inter_s, t->timer_resolution, max_ticks, &lat->inter))
+        return tsync__fail(ctx, TSYNC_EINVAL, "%s: %s-node minimum latency %g s is not a usable "
+                           "latency", stage, bad_intra ? "intra" : "inter",
+                           bad_intra ? intra_s : inter_s);
+    if (file && (rc = read_file(lat, t, file, max_ticks, ctx)))
         tsync__latency_free(lat);
+    lat->max = lat->intra > lat->inter ? lat->intra : lat->inter;
+    for (size_t i = 0; i < lat->n; i++)
+        if (lat->pairs[i].mu > lat->max)
+            lat->max = lat->pairs[i].mu;
     return rc;
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "clc/clc_api.h"
+#include "io/format.h"
 #include "io/formats.h"
 #include "pipeline/jobs.h"
 #include "trace/trace.h"
@@ -171,6 +172,32 @@ static char *output_name(const char *outdir, const char *input)
     return tsync__path_join(outdir, base ? base + 1 : input);
 }
 
+/* What the stages need of the input's format, checked before it is read: the
+ * check and the CLC need messages (point-to-point or collective), the estimate
+ * those or clock offsets, the write a writer. A file of no known format passes
+ * here, for the read to say what it is. */
+static int check_format(const char *input, unsigned stages, tsync_ctx *ctx)
+{
+    static const struct { unsigned stage; const char *name; unsigned any_of; } needs[] = {
+        { TSYNC_STAGE_CHECK, "check", TSYNC_CAP_MESSAGES | TSYNC_CAP_COLLECTIVES },
+        { TSYNC_STAGE_ESTIMATE, "estimate",
+          TSYNC_CAP_MESSAGES | TSYNC_CAP_COLLECTIVES | TSYNC_CAP_OFFSETS },
+        { TSYNC_STAGE_CLC, "clc", TSYNC_CAP_MESSAGES | TSYNC_CAP_COLLECTIVES },
+        { TSYNC_STAGE_WRITE, "write", 0 },
+    };
+    const struct tsync__format *fmt;
+    int rc = TSYNC_OK;
+    if (tsync__format_for(&fmt, input, ctx)) {
+        tsync__clear(ctx);
+        return TSYNC_OK;
+    }
+    for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]) && rc == TSYNC_OK; i++)
+        if (stages & needs[i].stage)
+            rc = tsync__format_require(fmt, input, needs[i].name, needs[i].any_of,
+                                       needs[i].stage == TSYNC_STAGE_WRITE, ctx);
+    return rc;
+}
+
 static int check_opts(const tsync_pipeline_opts *o, tsync_ctx *ctx)
 {
     if (o->version == 0 || o->version > TSYNC_PIPELINE_OPTS_VERSION)
@@ -203,7 +230,7 @@ int tsync_pipeline_run(tsync_pipeline_result **out, const char *input,
 
     if (opts)
         o = *opts;
-    if ((rc = check_opts(&o, ctx)))
+    if ((rc = check_opts(&o, ctx)) || (rc = check_format(input, o.stages, ctx)))
         return rc;
     if (!(run = calloc(1, sizeof(*run))))
         return tsync__oom(ctx);
@@ -227,8 +254,11 @@ int tsync_pipeline_run(tsync_pipeline_result **out, const char *input,
                                                              o.check.latency_inter_s);
         o.open = &open;
     }
+    if (!o.check.latency_file)  /* callers that gave it to the CLC only */
+        o.check.latency_file = o.clc.latency_file;
     o.estimate.latency_intra_s = o.clc.latency_intra_s = o.check.latency_intra_s;
     o.estimate.latency_inter_s = o.clc.latency_inter_s = o.check.latency_inter_s;
+    o.estimate.latency_file = o.clc.latency_file = o.check.latency_file;
     o.clc.presync = 0; /* done here, as a step of its own */
 
     /* Read: the events, then their messages matched (beside the pre-synchronization). */

@@ -52,9 +52,13 @@ void tsync_check_report_print(const tsync_check_report *r, const tsync_trace *t,
                 (unsigned long long)r->p2p.reversed, (unsigned long long)r->collective.reversed);
     fprintf(out, "\n  violations           ");
     print_share(out, r->violations, total);
-    fprintf(out, " with minimum latency %s intra-node, %s inter-node\n",
+    fprintf(out, " with minimum latency %s intra-node, %s inter-node",
             tsync__fmt_seconds(a, sizeof(a), r->latency_intra_s),
             tsync__fmt_seconds(b, sizeof(b), r->latency_inter_s));
+    if (r->latency_pairs)
+        fprintf(out, ", %u node pair%s from a file", r->latency_pairs,
+                tsync__plural(r->latency_pairs, "s"));
+    fputc('\n', out);
     if (r->reversed)
         fprintf(out, "  displacement         avg %s, max %s (reversed messages)\n",
                 tsync__fmt_seconds(a, sizeof(a), r->displacement_avg_s),
@@ -111,10 +115,11 @@ static json_t *pairs_json(const tsync_check_report *r, const tsync_trace *t)
 
 json_t *tsync__check_report_to_json(const tsync_check_report *r, const tsync_trace *t)
 {
+    json_t *o;
     if (!r || !t)
         return NULL;
     /* "o" takes the reference, also when packing fails on a NULL part. */
-    return json_pack("{s:s, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o,"
+    o = json_pack("{s:s, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o,"
                      " s:{s:I, s:I}, s:f, s:f, s:b}",
                      "trace", t->path,
                      "locations", (json_int_t)r->locations,
@@ -135,6 +140,13 @@ json_t *tsync__check_report_to_json(const tsync_check_report *r, const tsync_tra
                      "latency_intra_s", r->latency_intra_s,
                      "latency_inter_s", r->latency_inter_s,
                      "consistent", tsync_check_report_consistent(r));
+    /* Only with a latency file: the report without one stays as it was. */
+    if (o && r->latency_pairs &&
+        json_object_set_new(o, "latency_pairs", json_integer((json_int_t)r->latency_pairs))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
 /* Every clock domain with its locations: [{name, locations: [{id, name, node, rank}]}]. */

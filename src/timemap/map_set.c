@@ -45,7 +45,6 @@
  * in location order, one map per line. Every error names the file and the map:
  * "maps.json: map 2: location 77 is not in the trace (ids: 0, 1, 2, 3)".
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -702,42 +701,20 @@ int tsync_map_set_save(const tsync_map_set *set, const tsync_trace *t, const cha
                        tsync_ctx *ctx)
 {
     json_t *root = NULL;
-    size_t len = strlen(path);
-    char *tmp;
+    char *text = NULL;
+    size_t len = 0;
     FILE *f;
     int rc = build_json(&root, set, t, ctx);
     if (rc)
         return rc;
-    if (!(tmp = malloc(len + 5))) {
-        json_decref(root);
-        return tsync__oom(ctx);
+    /* The text in memory, then written as every output is (util/outdir.c). */
+    if ((f = open_memstream(&text, &len))) {
+        int bad = write_doc(f, root);
+        if (fclose(f) != 0 || bad)
+            f = NULL;
     }
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", 5);
-    f = fopen(tmp, "w");
-    if (!f) {
-        rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot write: %s", tmp, strerror(errno));
-        goto done;
-    }
-    if (write_doc(f, root)) {
-        fclose(f);
-        remove(tmp);
-        rc = tsync__oom(ctx);
-        goto done;
-    }
-    rc = ferror(f);
-    if (fclose(f) != 0 || rc) {
-        rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot write: %s", tmp, strerror(errno));
-        remove(tmp);
-        goto done;
-    }
-    if (rename(tmp, path) != 0) {
-        rc = tsync__fail(ctx, TSYNC_EIO,
-                         "%s: cannot rename %s to it: %s", path, tmp, strerror(errno));
-        remove(tmp);
-    }
-done:
-    free(tmp);
+    rc = f ? tsync_write_text_output(path, text, ctx) : tsync__oom(ctx);
+    free(text);
     json_decref(root);
     return rc;
 }

@@ -68,6 +68,34 @@ json_eq out.txt 'd["estimate"]["estimator"]' regression
 json_eq out.txt '[(r["domain"], r["rule"]) for r in d["estimate"]["references"]]' "[('n1', 'given')]"
 json_eq out.txt 'd["estimate"]["reference_given"]' True
 
+# ---- basic.tsf with a latency file: one latency model for every stage ------------------------
+# n0 -> n1 and back at least 1.05 us instead of 1 us: the hull's band narrows by 50 ns on
+# each side (139 -> 89 ticks). At 25 us every message between the nodes (4 point-to-point,
+# 10 logical, about 20 us one way) is faster than that: 14 violations instead of 6, in
+# check and in sync's check as recorded.
+json_eq maps.json 'd["estimate"]["domains"][1]["segments"][0]["bound"]' 139
+printf 'n0 n1 1.05us  # both directions\n' > lat.txt
+run 0 "$TRACESYNC" estimate in/traces.otf2 --json --latency-file lat.txt
+json_eq out.txt 'd["estimate"]["domains"][1]["segments"][0]["bound"]' 89
+json_eq out.txt 'd["estimate"]["latency_pairs"]' 2
+run 0 "$TRACESYNC" estimate in/traces.otf2 --latency-file lat.txt
+contains out.txt "(minimum latency 300 ns within a node, 1 us between nodes, 2 node pairs from a file; drift"
+json_eq maps.json '"latency_pairs" in d["estimate"]' False
+printf 'n0 n1 25us\n' > lat.txt
+run 1 "$TRACESYNC" check in/traces.otf2 --json
+json_eq out.txt 'd["violations"]' 6
+run 1 "$TRACESYNC" check in/traces.otf2 --json --latency-file lat.txt
+json_eq out.txt '(d["violations"], d["p2p"]["violations"], d["collective"]["violations"])' \
+    '(14, 4, 10)'
+json_eq out.txt 'd["latency_pairs"]' 2
+run 1 "$TRACESYNC" check in/traces.otf2 --latency-file lat.txt
+contains out.txt "14 (63.64 %) with minimum latency 300 ns intra-node, 1 us inter-node, 2 node pairs from a file"
+run 0 "$TRACESYNC" sync in/traces.otf2 -o synced --json --latency-file lat.txt
+json_eq out.txt 'd["before"]["violations"]' 14
+json_eq out.txt 'd["after"]["violations"]' 0
+run 2 "$TRACESYNC" estimate in/traces.otf2 --latency-file missing.txt
+contains err.txt "missing.txt"
+
 # ---- three nodes, offsets and drifts, ping-pongs over 2 s ----------------------------------
 # n0 is true time; n1 = true + 500000 + 20 ppm; n2 = true - 300000 - 15 ppm. Every
 # message takes 1.5 us (1 us minimum) plus up to 2 us; n1 - n2 only through n0.

@@ -1,6 +1,6 @@
 /* test_check.c - the clock condition report (src/check): counts on hand-made
  * traces, collective mapping of seed 002 section 4.1, a brute-force property
- * test of the counting, the --latency parser, the text and the JSON output. */
+ * test of the counting (with and without a latency file), the --latency parser, the text and the JSON output. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +13,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "tmpfile.h"
 #include "report/report.h"
 #include "tracesync/check.h"
 #include "trace/trace.h"
@@ -430,10 +431,11 @@ static void bf_pair(struct brute *b, tsync_loc s, tsync_loc r, int64_t d)
     b->np++;
 }
 
+/* mu[from node * n_nodes + to node], ticks: the latencies and a latency file's pairs. */
 static void bf_one(struct brute *b, const tsync_trace *t, tsync_loc s, tsync_time ts, tsync_loc r,
-                   tsync_time tr, int64_t intra, int64_t inter)
+                   tsync_time tr, const int64_t *mu_of)
 {
-    int64_t mu = t->locations[s].node == t->locations[r].node ? intra : inter;
+    int64_t mu = mu_of[t->locations[s].node * t->n_nodes + t->locations[r].node];
     b->msgs++;
     if (tr < ts) {
         b->rev++;
@@ -448,12 +450,12 @@ static void bf_one(struct brute *b, const tsync_trace *t, tsync_loc s, tsync_tim
 }
 
 /* The definition of section 4.1, written out plainly: all of S x R. */
-static void brute_force(struct brute *b, const tsync_trace *t, int64_t intra, int64_t inter)
+static void brute_force(struct brute *b, const tsync_trace *t, const int64_t *mu)
 {
     for (size_t i = 0; i < t->n_messages; i++) {
         const struct tsync_message *m = &t->messages[i];
         bf_one(b, t, m->send_loc, t->locations[m->send_loc].time[m->send_idx], m->recv_loc,
-               t->locations[m->recv_loc].time[m->recv_idx], intra, inter);
+               t->locations[m->recv_loc].time[m->recv_idx], mu);
     }
     for (size_t q = 0; q < t->n_collectives; q++) {
         const struct tsync_collective *c = &t->collectives[q];
@@ -471,7 +473,7 @@ static void brute_force(struct brute *b, const tsync_trace *t, int64_t intra, in
                 if (c->cls == TSYNC_COLL_EXSCAN && m[si].comm_rank >= m[ri].comm_rank)
                     continue;
                 bf_one(b, t, m[si].loc, t->locations[m[si].loc].time[m[si].begin_idx], m[ri].loc,
-                       t->locations[m[ri].loc].time[m[ri].end_idx], intra, inter);
+                       t->locations[m[ri].loc].time[m[ri].end_idx], mu);
             }
         }
     }
@@ -528,6 +530,26 @@ static tsync_trace *random_trace(uint32_t nloc, uint32_t nnodes, int ncoll, int 
     return t;
 }
 
+/* A latency file giving a random latency (0 to 2 us) to about half the pairs of
+ * nodes, both directions, into mu too; its path (malloc'ed). */
+static char *random_latency_file(const tsync_trace *t, int64_t *mu)
+{
+    char text[4096];
+    size_t len = 0;
+    text[0] = '\0';
+    for (uint32_t a = 0; a < t->n_nodes; a++)
+        for (uint32_t b = a; b < t->n_nodes; b++) {
+            uint32_t ns = rnd_below(2001);
+            if (rnd_below(2))
+                continue;
+            len += (size_t)snprintf(text + len, sizeof(text) - len, "node%u node%u %uns\n", a, b,
+                                    ns);
+            assert_true(len < sizeof(text));
+            mu[a * t->n_nodes + b] = mu[b * t->n_nodes + a] = ns;
+        }
+    return tmp_write("check", "latency.txt", text);
+}
+
 static void test_property_brute_force(void **state)
 {
     static const double lat[][2] = { { 0.3e-6, 1e-6 }, { 1e-6, 0.3e-6 }, { 0, 0 }, { 0.5e-6, 0.5e-6 } };
@@ -543,12 +565,22 @@ static void test_property_brute_force(void **state)
                                       (int)rnd_below(50), spans[rnd_below(4)] * (1 + round % 3));
         struct brute b;
         tsync_check_report *r;
+        int64_t *mu = malloc(t->n_nodes * t->n_nodes * sizeof(*mu));
+        char *file = NULL;
         memset(&b, 0, sizeof(b));
+        assert_non_null(mu);
         o.latency_intra_s = lat[round % 4][0];
         o.latency_inter_s = lat[round % 4][1];
         o.worst_pairs = 1 + rnd_below(8);
+        for (uint32_t i = 0; i < t->n_nodes * t->n_nodes; i++)
+            mu[i] = llround((i / t->n_nodes == i % t->n_nodes ? o.latency_intra_s
+                                                               : o.latency_inter_s) * RES);
+        if (round % 3 == 2) /* every third round some pairs of nodes from a latency file */
+            o.latency_file = file = random_latency_file(t, mu);
         r = run(t, &o);
-        brute_force(&b, t, r->latency_intra_ticks, r->latency_inter_ticks);
+        free(file);
+        brute_force(&b, t, mu);
+        free(mu);
 
         if (r->messages + r->logical_messages != b.msgs || r->reversed != b.rev ||
             r->violations != b.viol)

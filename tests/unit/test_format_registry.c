@@ -1,6 +1,7 @@
 /* test_format_registry.c - the format registry (io/registry.c): a format registered from
  * here, a plain text event list, is read through tsync_trace_open like the built-in
- * ones, and check and estimate run on it; a file of no known format names them. */
+ * ones, and check and estimate run on it; a file of no known format names them; the
+ * pipeline refuses, before reading, stages a format's capabilities cannot serve. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "tmpfile.h"
 #include "io/format.h"
 #include "tracesync/check.h"
 #include "tracesync/estimate.h"
+#include "tracesync/pipeline.h"
 #include "tracesync/timemap.h"
 
 /* The toy format: a first line "toy-events", then lines
@@ -125,6 +128,15 @@ static const struct tsync__format toy_format = {
     .close = toy_close,
 };
 
+static int bare_probe(const unsigned char *head, size_t n)
+{
+    return n >= 9 && memcmp(head, "toy-bare\n", 9) == 0;
+}
+
+/* The toy reader for files that declare events only: no messages, collectives or
+ * offsets, no nodes, no writer (toy_format with these changes, made in setup). */
+static struct tsync__format bare_format;
+
 /* Node n1's clock reads 1 ms behind n0's; every message takes 5 us. */
 static const char TOY[] = "toy-events\n"
                           "node n0 a\n"
@@ -146,7 +158,14 @@ static int setup(void **state)
     (void)state;
     if (tsync_ctx_new(&ctx))
         return -1;
+    bare_format = toy_format;
+    bare_format.name = "toy-bare";
+    bare_format.what = "a bare event list";
+    bare_format.caps = 0;
+    bare_format.probe = bare_probe;
     rc = tsync__format_register(&toy_format, ctx);
+    if (rc == 0)
+        rc = tsync__format_register(&bare_format, ctx);
     tsync_ctx_free(ctx);
     return rc;
 }
@@ -160,7 +179,7 @@ static void test_register_twice(void **state)
     assert_non_null(strstr(tsync_ctx_error(ctx), "\"toy\" is known already"));
     assert_string_equal(tsync_trace_formats(),
                         "an OTF2 anchor file, a CSV of messages, packet captures (pcap, "
-                        "pcapng) or a toy event list");
+                        "pcapng), a toy event list or a bare event list");
     tsync_ctx_free(ctx);
 }
 
@@ -232,8 +251,8 @@ static void test_unknown_format(void **state)
     assert_null(t);
     assert_non_null(strstr(tsync_ctx_error(ctx), "mystery.dat: not a trace of a known format "
                                                  "(tracesync reads an OTF2 anchor file, a CSV of "
-                                                 "messages, packet captures (pcap, pcapng) or a "
-                                                 "toy event list)"));
+                                                 "messages, packet captures (pcap, pcapng), a "
+                                                 "toy event list or a bare event list)"));
     tsync_ctx_free(ctx);
     free(path);
 }
@@ -261,6 +280,50 @@ static void test_by_content_then_name(void **state)
     free(bad);
 }
 
+/* The pipeline checks the format's capabilities before reading: apply on the
+ * read-only toy format fails naming it before the maps file (missing) is read or
+ * the output directory made; stages that need messages fail on a format without
+ * them; the check runs on the toy format, which has them. */
+static void test_pipeline_capabilities(void **state)
+{
+    char *toy = tmp_write("registry", "caps.events", TOY);
+    char *bare = tmp_write("registry", "bare.events", "toy-bare\nnode n0 a\na 5 other\n");
+    char *outdir = tmp_write("registry", "caps-out-unused", "");
+    tsync_pipeline_opts o = TSYNC_PIPELINE_OPTS_INIT;
+    tsync_pipeline_result *r = NULL;
+    tsync_ctx *ctx;
+    (void)state;
+    assert_int_equal(tsync_ctx_new(&ctx), 0);
+    remove(outdir);
+    o.stages = TSYNC_STAGES_APPLY;
+    o.maps_file = "no-such-maps.json";
+    o.outdir = outdir;
+    assert_int_equal(tsync_pipeline_run(&r, toy, &o, ctx), TSYNC_EUNSUPPORTED);
+    assert_null(r);
+    assert_non_null(strstr(tsync_ctx_error(ctx), "caps.events: traces in toy are read, not "
+                                                 "written"));
+    assert_int_equal(access(outdir, F_OK), -1);
+
+    o.stages = TSYNC_STAGES_CHECK;
+    assert_int_equal(tsync_pipeline_run(&r, bare, &o, ctx), TSYNC_EUNSUPPORTED);
+    assert_non_null(strstr(tsync_ctx_error(ctx), "bare.events: check needs messages or "
+                                                 "collectives; a bare event list (toy-bare) "
+                                                 "holds none of them"));
+    o.stages = TSYNC_STAGES_ESTIMATE;
+    assert_int_equal(tsync_pipeline_run(&r, bare, &o, ctx), TSYNC_EUNSUPPORTED);
+    assert_non_null(strstr(tsync_ctx_error(ctx), "estimate needs messages, collectives or "
+                                                 "clock offsets"));
+    o.stages = TSYNC_STAGES_CHECK;
+    if (tsync_pipeline_run(&r, toy, &o, ctx))
+        fail_msg("%s", tsync_ctx_error(ctx));
+    assert_int_equal(r->before->reversed, 2);
+    tsync_pipeline_result_free(r);
+    tsync_ctx_free(ctx);
+    free(toy);
+    free(bare);
+    free(outdir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_toy_trace),
         cmocka_unit_test(test_unknown_format),
         cmocka_unit_test(test_by_content_then_name),
+        cmocka_unit_test(test_pipeline_capabilities),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -51,7 +51,7 @@ struct collected {
 
 static void collect(struct collected *c, const tsync_trace *t)
 {
-    struct tsync__sample_opts o = { MU_INTRA, MU_INTER, 0, 0, 0, 0 };
+    struct tsync__sample_opts o = { { MU_INTRA, MU_INTER, MU_INTER, 0, NULL }, 0, 0, 0, 0 };
     assert_int_equal(tsync__graph_init(&c->g, t->n_domains, tsync__pair_free), 0);
     assert_int_equal(tsync__collect_samples(&c->g, t, &o, &c->intra), 0);
 }
@@ -216,7 +216,7 @@ static void test_scan(void **state)
 static void test_prompt_exchanges(void **state)
 {
     static const uint32_t two[] = { 0, 1 };
-    struct tsync__sample_opts o = { MU_INTRA, MU_INTER, 1, 0, 0, 0 };
+    struct tsync__sample_opts o = { { MU_INTRA, MU_INTER, MU_INTER, 0, NULL }, 1, 0, 0, 0 };
     struct collected c;
     struct fx *f = fx_new(2, two, 0);
     tsync_trace *t;
@@ -259,7 +259,7 @@ static void test_prompt_exchanges(void **state)
  * 200 ticks from the first, nothing is widened. */
 static void test_contradicting_offsets(void **state)
 {
-    struct tsync__sample_opts o = { MU_INTRA, MU_INTER, 0, 1, 1e-3, 1000000000 };
+    struct tsync__sample_opts o = { { MU_INTRA, MU_INTER, MU_INTER, 0, NULL }, 0, 1, 1e-3, 1000000000 };
     (void)state;
     for (int agree = 0; agree < 2; agree++) {
         struct fx *f = fx_new(4, TWO_NODES_OF_TWO, 0);
