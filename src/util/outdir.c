@@ -12,10 +12,12 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/fs.h"
@@ -112,38 +114,51 @@ static void remove_stale(const char *outdir, const char *host, tsync_ctx *ctx)
     closedir(d);
 }
 
+/* Six letters or digits that differ from call to call and process to process. */
+static void random_suffix(char *out)
+{
+    static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    static _Atomic unsigned long calls;
+    struct timespec ts;
+    unsigned long long x;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    x = ((unsigned long long)ts.tv_nsec << 20) ^ (unsigned long long)ts.tv_sec ^
+        ((unsigned long long)getpid() << 40) ^ (++calls * 0x9e3779b97f4a7c15ull);
+    for (int i = 0; i < 6; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        out[i] = alnum[(x >> 33) % (sizeof(alnum) - 1)];
+    }
+    out[6] = '\0';
+}
+
 int tsync__outdir_begin(char **tmpdir, const char *outdir, tsync_ctx *ctx)
 {
-    char host[256], *name = NULL;
-    sigset_t block, old;
-    int rc;
+    char host[256], suffix[7], *name;
+    int rc, tries = 0;
     *tmpdir = NULL;
     if ((rc = tsync__mkdirs(outdir, ctx)))
         return rc;
     host_name(host, sizeof(host));
     remove_stale(outdir, host, ctx);
-    if (!(name = tsync__strfmt(PREFIX "%ld@%s-XXXXXX", (long)getpid(), host)) ||
-        !(*tmpdir = tsync__path_join(outdir, name))) {
-        free(name);
-        return tsync__oom(ctx);
-    }
-    free(name);
-    /* A signal between mkdtemp and slot_add would leave the directory behind. */
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
-    if (mkdtemp(*tmpdir))
-        slot_add(*tmpdir);
-    else
-        rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot create a temporary directory: %s", outdir,
-                         strerror(errno));
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc) {
+    /* Remembered for the signal handlers before it exists, not after: a signal that
+     * another thread takes between the two would leave the directory behind. */
+    do {
         free(*tmpdir);
-        *tmpdir = NULL;
-    }
+        random_suffix(suffix);
+        name = tsync__strfmt(PREFIX "%ld@%s-%s", (long)getpid(), host, suffix);
+        *tmpdir = name ? tsync__path_join(outdir, name) : NULL;
+        free(name);
+        if (!*tmpdir)
+            return tsync__oom(ctx);
+        slot_add(*tmpdir);
+        if (mkdir(*tmpdir, 0700) == 0)
+            return TSYNC_OK;
+        slot_drop(*tmpdir);
+    } while (errno == EEXIST && ++tries < 100);
+    rc = tsync__fail(ctx, TSYNC_EIO, "%s: cannot create a temporary directory: %s", outdir,
+                     strerror(errno));
+    free(*tmpdir);
+    *tmpdir = NULL;
     return rc;
 }
 
