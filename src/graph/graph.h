@@ -128,8 +128,8 @@ struct tsync__epochs {
     struct tsync__epoch *v;      /* in order of time */
 };
 
-/* x with f(x) = y for a non-decreasing f (the end segments' slopes outside; x
- * itself when f is empty). */
+/* x with f(x) = y for a non-decreasing f (the end segments' slopes outside, or 1
+ * where an end segment is a clock step; x itself when f is empty). */
 tsync_time tsync__pwl_inverse(const struct tsync__pwl *f, tsync_time y);
 /* The busy periods of trace t on the reference axis of `maps` (one per domain; an
  * empty map is the identity): intervals in which no location is idle for longer
