@@ -1,7 +1,8 @@
 #!/bin/sh
 # CSV fuzz findings: times whose differences overflow int64 in estimation are
 # refused when read (exit 2, file and line named), before any stage runs; messages
-# that fix a drift far beyond --max-drift are dropped as contradicting, with a warning.
+# that fix a drift far beyond --max-drift are dropped as contradicting, with a
+# warning; pieces 1.4e18 ns apart are joined.
 . "$E2E_LIB"
 
 for f in "$DATA"/fuzz-regressions/csv/time-*.csv; do
@@ -24,3 +25,9 @@ grep -qa "^  node-1 fallback " out.txt || fail "node-1: $(grep -a '^  node-1 ' o
 # sync goes through (a cycle of messages is left: exit 1, INCONSISTENT).
 run 1 "$TRACESYNC" sync "$f" -o out
 [ -s out/receive-1e15-early.csv ] || fail "sync wrote no out/receive-1e15-early.csv"
+
+# A send at 1.4e18 ns among times of 1e15: the gap between node-1's two pieces is
+# drawn at 1/8 steps, and gap * 7 overflowed int64 (caught here under the sanitizers).
+f=$DATA/fuzz-regressions/csv/gap-1e18-between-pieces.csv
+run 0 "$TRACESYNC" estimate "$f"
+contains err.txt "domains \"node-0\" and \"node-1\": 2 of 56 samples contradict linear clocks"
