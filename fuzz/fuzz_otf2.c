@@ -9,6 +9,7 @@
  * match, estimate, CLC, check, write to a temporary directory, which is removed.
  */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fuzz_util.h"
 
@@ -45,6 +46,12 @@ static const uint8_t *find_magic(const uint8_t *p, const uint8_t *end)
     return NULL;
 }
 
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* Writes the container's files under `dir`; returns 1 and the anchor's path, or 0. */
 static int unpack(const char *dir, const uint8_t *data, size_t size, char *anchor, size_t cap)
 {
@@ -62,11 +69,15 @@ static int unpack(const char *dir, const uint8_t *data, size_t size, char *ancho
             snprintf(path, sizeof(path), "%s/%.*s", dir, (int)n, (const char *)name);
             char *slash = strrchr(path, '/');
             *slash = 0;
-            if (tsync__mkdirs(path, NULL) == 0) {
+            /* A name used both for a file and for a directory ("traces", then
+             * "traces/0.def"): whichever came first. */
+            if (tsync__mkdirs(path, NULL) == 0 && is_dir(path)) {
                 *slash = '/';
-                fuzz_write_file(path, nl + 1, (next ? next : end) - (nl + 1));
-                if (!anchor[0] && n > 5 && memcmp(name + n - 5, ".otf2", 5) == 0)
-                    snprintf(anchor, cap, "%s", path);
+                if (!is_dir(path)) {
+                    fuzz_write_file(path, nl + 1, (next ? next : end) - (nl + 1));
+                    if (!anchor[0] && n > 5 && memcmp(name + n - 5, ".otf2", 5) == 0)
+                        snprintf(anchor, cap, "%s", path);
+                }
             }
         }
         p = next;

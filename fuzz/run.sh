@@ -17,7 +17,7 @@ for t in "$@"; do
     regress=$src/tests/data/fuzz-regressions/$t
     [ -d "$regress" ] || regress=
     echo "fuzz_$t: $seconds s"
-    LSAN_OPTIONS=suppressions=$src/tests/lsan.supp:fast_unwind_on_malloc=0 \
+    LSAN_OPTIONS=suppressions=$src/tests/lsan.supp ASAN_OPTIONS=fast_unwind_on_malloc=0 \
     "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=20 \
         -rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$build/findings/$t/" \

@@ -21,7 +21,12 @@
  * product; the tangent, when needed, a binary search. The hulls are Andrew's
  * monotone chain, amortized O(1) per point. A new BELOW point is the mirror image.
  * When the new extreme would pass the other one, the hulls cross: no line fits all
- * samples, and add_sample answers TSYNC__SPLIT without changing anything.
+ * samples, and add_sample answers TSYNC__SPLIT without changing anything. So it
+ * does when the new extreme would leave 1 +- max_drift: then no clock within the
+ * assumed drift fits the samples either (a message faster than the minimum
+ * latency, a clock step, a drift beyond --max-drift, corrupt times), and taking the
+ * data's slope instead let one receive time 10^15 ns early make a piece of slope
+ * 3e11 (seen from the other clock 3e-12, a drift of -100 %) that no map can invert.
  *
  * All turns and slope comparisons are exact: cross products of 64-bit coordinate
  * differences in 128-bit integers (coordinates must differ by less than 2^62
@@ -146,6 +151,9 @@ static int add_point(struct hull *h, struct tsync__pt p, int sign)
         /* a_min would exceed a_max: the hulls cross. */
         if (has_other && (above ? slope_gt(h->min_l, h->min_r, j, p)
                                 : slope_gt(j, p, h->max_l, h->max_r)))
+            return TSYNC__SPLIT;
+        /* a_max below 1 - max_drift, or a_min above 1 + max_drift. */
+        if (sign * (slope(j, p) - 1) < -(long double)h->p.max_drift)
             return TSYNC__SPLIT;
         new_line = 1;
     }
@@ -321,19 +329,10 @@ static int hull_finish(void *state, struct tsync__pieces *out)
         memcpy(r->upper, h->upper.v, r->nu * sizeof(struct tsync__pt));
 
     /* The slope interval: the data's, within 1 +- max_drift where they leave it open
-     * or are looser. When the data insist on more drift than that, theirs, open
-     * ends limited to 2 max_drift beyond the closed one. */
+     * or are looser (add_point keeps a_min <= 1 + max_drift and a_max >= 1 -
+     * max_drift, so the interval is never empty). */
     r->a_lo = a_min > 1 - h->p.max_drift ? a_min : 1 - h->p.max_drift;
     r->a_hi = a_max < 1 + h->p.max_drift ? a_max : 1 + h->p.max_drift;
-    if (r->a_lo > r->a_hi) {
-        if (a_min > 1) {
-            r->a_lo = a_min;
-            r->a_hi = a_max < a_min + 2 * h->p.max_drift ? a_max : a_min + 2 * h->p.max_drift;
-        } else {
-            r->a_hi = a_max;
-            r->a_lo = a_min > a_max - 2 * h->p.max_drift ? a_min : a_max - 2 * h->p.max_drift;
-        }
-    }
 
     memset(&pc, 0, sizeof(pc));
     pc.x_first = h->x_first;

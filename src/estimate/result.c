@@ -236,7 +236,8 @@ void tsync__est_warn(const struct tsync__run *r)
         if (p->fit.rejected)
             tsync__warn(r->ctx, "%s: domains \"%s\" and \"%s\": %llu of %llu samples contradict "
                         "linear clocks within the minimum segment and were left out (a message "
-                        "faster than the minimum latency, or a clock step)", r->t->path,
+                        "faster than the minimum latency, a clock step, or a drift beyond "
+                        "--max-drift)", r->t->path,
                         e->names[g->lo], e->names[g->hi], (unsigned long long)p->fit.rejected,
                         (unsigned long long)(p->fit.rejected + p->fit.stats.samples));
         if (g->in_tree && g->kind == TSYNC_BOUND_FALLBACK)

@@ -424,9 +424,16 @@ static long double borrowed(const struct bend *bd, const struct tsync__piece *v,
 }
 
 /* The x of piece k's i-th drawn point of `steps`. */
+/* i n-ths of d, rounded toward zero as d * i / n is, without its overflow: a piece
+ * or a gap between two may span up to 2^63 ticks (times within +-2^62). */
+static tsync_time part_of(tsync_time d, int i, int n)
+{
+    return d / n * i + d % n * i / n;
+}
+
 static tsync_time step_x(const struct tsync__piece *p, int i, int steps)
 {
-    return p->x_first + (tsync_time)((p->x_last - p->x_first) * i / steps);
+    return p->x_first + part_of(p->x_last - p->x_first, i, steps);
 }
 
 /* Marks the loose pieces whose settled neighbours' curve lies in their range. */
@@ -590,7 +597,7 @@ static int join_all(struct tsync__pwl *out, const struct tsync__pair_fit *fit, t
          * else the straight line between the two pieces' ends; its bound is that of
          * either piece, grown with the distance. */
         for (int i = 1; k + 1 < np && i < BEND_STEPS; i++) {
-            tsync_time x = v[k].x_last + (tsync_time)((v[k + 1].x_first - v[k].x_last) * i / BEND_STEPS);
+            tsync_time x = v[k].x_last + part_of(v[k + 1].x_first - v[k].x_last, i, BEND_STEPS);
             long double y;
             if (bd[k].link_r && !ws[k].n && !ws[k + 1].n) {
                 y = piece_value(&j, k, (long double)x);

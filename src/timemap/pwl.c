@@ -156,6 +156,14 @@ int tsync__pwl_compose(struct tsync__pwl *out, const struct tsync__pwl *g,
     return 0;
 }
 
+/* Beyond its ends a map is inverted along its end segment, unless that segment is
+ * flatter than 1/MAX_RATE or steeper than MAX_RATE: no clock runs at such a rate
+ * against another (max_drift < 0.5); it is a clock step (a joint raised to keep the
+ * map monotone where a clock jumped: a fuzzed CSV's map ran 10^15 ns of its clock
+ * in 3 us of the reference's), and extrapolating it put times at -2^63. There, as
+ * where no data tell the drift, both clocks run at the same rate. */
+#define MAX_RATE 2.0L
+
 tsync_time tsync__pwl_inverse(const struct tsync__pwl *f, tsync_time y)
 {
     size_t lo = 0, hi;
@@ -164,6 +172,15 @@ tsync_time tsync__pwl_inverse(const struct tsync__pwl *f, tsync_time y)
         return y;
     if (f->n == 1)
         return f->x[0] + (y - f->y[0]);
+    if (y < f->y[0] || y > f->y[f->n - 1]) {
+        size_t k = y < f->y[0] ? 0 : f->n - 2;
+        long double dx = (long double)f->x[k + 1] - f->x[k];
+        long double dy = (long double)f->y[k + 1] - f->y[k];
+        if (!(dy * MAX_RATE >= dx && dx * MAX_RATE >= dy)) {
+            k = y < f->y[0] ? 0 : f->n - 1;
+            return (tsync_time)llroundl((long double)f->x[k] + ((long double)y - f->y[k]));
+        }
+    }
     hi = f->n - 1;
     while (lo + 1 < hi) {               /* the last segment whose start is <= y */
         size_t mid = lo + (hi - lo) / 2;

@@ -29,8 +29,8 @@ int tsync__pwl_push(struct tsync__pwl *f, tsync_time x, tsync_time y);
 long double tsync__pwl_eval(const struct tsync__pwl *f, long double x);
 /* The bound at x: linear between points, the end values outside. */
 double tsync__pwl_bound(const struct tsync__pwl *f, long double x);
-/* x with f(x) = y for a non-decreasing f (the end segments' slopes outside; x
- * itself when f is empty). */
+/* x with f(x) = y for a non-decreasing f (the end segments' slopes outside, or 1
+ * where an end segment is a clock step; x itself when f is empty). */
 tsync_time tsync__pwl_inverse(const struct tsync__pwl *f, tsync_time y);
 
 /* The identity over [from, to], bound 0. 0 or TSYNC_ENOMEM. */

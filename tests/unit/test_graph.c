@@ -1,7 +1,7 @@
 /* test_graph.c - the graph of clock domains (src/graph): reference selection on
  * small graphs, shortest paths, composition over three hops with bounds adding up,
- * disconnected graphs with one reference each, and the global least-squares
- * solution on a loop whose inconsistency cancels. */
+ * disconnected graphs with one reference each, the global least-squares
+ * solution on a loop whose inconsistency cancels, and maps inverted beyond their ends. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -377,6 +377,24 @@ static void test_global_lsq_loop(void **state)
     tsync_trace_free(t);
 }
 
+/* The inverse of a map beyond its ends: along the end segment where that is a
+ * clock's rate; where it is a clock step (a raised joint, slope 1e-6 here), at the
+ * same rate, not 10^6 times the distance (which had put times at 2^63). */
+static void test_inverse_beyond_step(void **state)
+{
+    struct tsync__pwl f;
+    (void)state;
+    assert_int_equal(tsync__pwl_alloc(&f, 3), 0);
+    tsync__pwl_push(&f, 0, 1000);
+    tsync__pwl_push(&f, 1000000, 1001);          /* a step: 10^6 ticks of x in 1 of y */
+    tsync__pwl_push(&f, 1002000, 2001);          /* slope 1/2: a rate, at the limit */
+    assert_int_equal(tsync__pwl_inverse(&f, 500), -500);
+    assert_int_equal(tsync__pwl_inverse(&f, 1001), 1000000);
+    assert_int_equal(tsync__pwl_inverse(&f, 1501), 1001000);
+    assert_int_equal(tsync__pwl_inverse(&f, 3001), 1004000);
+    tsync__pwl_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -389,6 +407,7 @@ int main(void)
         cmocka_unit_test(test_time_base),
         cmocka_unit_test(test_disconnected),
         cmocka_unit_test(test_global_lsq_loop),
+        cmocka_unit_test(test_inverse_beyond_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -142,6 +142,46 @@ static void test_crossing_hulls_split(void **state)
     }
 }
 
+/* Samples that fix a slope beyond 1 +- max_drift contradict the assumed clocks as
+ * crossing hulls do: a receive 1000 ticks before its send's line (a fuzzed CSV had
+ * one 10^15 ns early) made a piece of slope 100, or of -1 the other way round. */
+static void test_drift_beyond_limit_splits(void **state)
+{
+    static const struct tsync__pt up[] = { { 1000, 0 } };
+    static const struct tsync__pt down[] = { { 1010, 1000 } };     /* a_min would be 100 */
+    static const struct tsync__pt up2[] = { { 1000, 0 } };
+    static const struct tsync__pt down2[] = { { 0, 1000 } };       /* a_max would be -1 */
+    static const struct tsync__pt up3[] = { { 0, 0 } };
+    static const struct tsync__pt down3[] = { { 1000000, 1000500 } };  /* 500 ppm: kept */
+    struct tsync__pair_fit f;
+    long double a_lo, b_lo, a_hi, b_hi;
+    (void)state;
+    fit(&f, up, 1, down, 1, params(1e-3, 1, 0));
+    assert_int_equal(f.splits, 1);
+    assert_int_equal(f.pieces.n, 2);
+    assert_near(f.pieces.v[0].a, 1, 0);
+    assert_near(f.pieces.v[1].a, 1, 0);
+    tsync__pair_fit_free(&f);
+    /* Within the minimum segment: dropped and counted. */
+    fit(&f, up, 1, down, 1, params(1e-3, 1, 100));
+    assert_int_equal(f.rejected, 1);
+    assert_int_equal(f.pieces.n, 1);
+    assert_int_equal(f.pieces.v[0].kind, TSYNC_BOUND_FALLBACK);
+    assert_near(f.pieces.v[0].a, 1, 0);
+    tsync__pair_fit_free(&f);
+    fit(&f, up2, 1, down2, 1, params(1e-3, 1, 10000));
+    assert_int_equal(f.rejected, 1);
+    assert_near(f.pieces.v[0].a, 1, 0);
+    tsync__pair_fit_free(&f);
+    /* A drift the limit allows is the data's. */
+    fit(&f, up3, 1, down3, 1, params(1e-3, 1, 0));
+    assert_int_equal(f.rejected + f.splits, 0);
+    assert_int_equal(tsync__hull_lines(&f.pieces.v[0], &a_lo, &b_lo, &a_hi, &b_hi), 0);
+    assert_near(a_lo, 1.0005L, 1e-15L);
+    assert_near(a_hi, 1.001L, 1e-15L);
+    tsync__pair_fit_free(&f);
+}
+
 /* Messages in one direction only: bounded on one side, kind fallback. */
 static void test_one_direction(void **state)
 {
@@ -679,6 +719,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cross_check_vector),
         cmocka_unit_test(test_crossing_hulls_split),
+        cmocka_unit_test(test_drift_beyond_limit_splits),
         cmocka_unit_test(test_one_direction),
         cmocka_unit_test(test_single_message),
         cmocka_unit_test(test_open_slope_no_drift),
