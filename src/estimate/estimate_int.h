@@ -1,5 +1,5 @@
 /* estimate_int.h (internal) - what a tsync_estimate holds, for estimate.c (the
- * run), estimate_json.c and estimate_text.c (its two outputs). */
+ * run), estimate_json.c (the maps file) and report/report_estimate.c (the summary). */
 #ifndef TSYNC_ESTIMATE_ESTIMATE_INT_H
 #define TSYNC_ESTIMATE_ESTIMATE_INT_H
 
@@ -35,11 +35,11 @@ struct tsync_estimate {
 };
 
 /* What samples came from, for people: "messages 28 + sessions 120 + offsets 9",
- * "-" when nothing (estimate_text.c). Returns buf. */
+ * "-" when nothing (report/report_estimate.c). Returns buf. */
 const char *tsync__estimate_sources_text(const tsync_estimate_sources *s, char *buf, size_t n);
 
 /* The reference of every component and how it was chosen, for people:
- * "n0 (MPI rank 0, the ClockOffset master), location 5 (...)" (estimate_text.c). */
+ * "n0 (MPI rank 0, the ClockOffset master), location 5 (...)" (report/report_estimate.c). */
 void tsync__estimate_print_references(const tsync_estimate *e, FILE *out);
 
 /* The document tsync_estimate_json writes, as data, every number as the text shows

@@ -11,10 +11,11 @@
  *   report_sync.c          the sync report of a pipeline result
  *   report_clc.c           the clc report of a pipeline result
  *   report.c               a pipeline result as the report of its kind
+ *   report_estimate.c      an estimate as a summary for people
  *
- * The estimate's report stays beside the estimators (estimate_text.c,
- * estimate_json.c), whose descriptions it shows; tsync__estimate_to_json gives
- * it as data.
+ * An estimate as JSON is the maps file that `apply` reads (docs/maps.md), a format
+ * of its own: it stays with the estimate (estimate/estimate_json.c), and
+ * tsync__estimate_to_json gives it as data for the reports that embed it.
  */
 #ifndef TSYNC_REPORT_REPORT_H
 #define TSYNC_REPORT_REPORT_H

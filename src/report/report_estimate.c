@@ -1,4 +1,4 @@
-/* estimate_text.c - an estimate as a short summary for people: how it was made,
+/* report_estimate.c - an estimate as a short summary for people: how it was made,
  * the grouping and why, the references, and one line per clock domain with its map,
  * bound, samples, pieces, what its path's samples came from and path.
  */
