@@ -80,7 +80,8 @@ static json_t *domain_json(const tsync_estimate *e, const tsync_trace *t, uint32
             return NULL;
         }
     o = json_pack("{s:o, s:o, s:s, s:o, s:I, s:f, s:f, s:i, s:o, s:i, s:o}", "name",
-                  tsync__json_text(dom->name), "locations", locs, "kind", tsync_bound_kind_name(dom->kind),
+                  tsync__json_text(dom->name), "locations", locs, "kind",
+                  tsync_bound_kind_name(dom->kind),
                   "bound_s", real_or_null(dom->bound_s), "samples", (json_int_t)dom->samples,
                   "offset_s", dom->offset_s, "drift", dom->drift, "component",
                   (int)dom->component, "path", names_of(e, dom->path, dom->path_length + 1U),
@@ -94,8 +95,9 @@ static json_t *domain_json(const tsync_estimate *e, const tsync_trace *t, uint32
 
 static json_t *edge_json(const tsync_estimate *e, const tsync_estimate_edge *x)
 {
-    return json_pack("{s:o, s:o, s:s, s:o, s:I, s:I, s:i, s:b, s:o}", "a", tsync__json_text(e->names[x->a]),
-                     "b", tsync__json_text(e->names[x->b]), "kind", tsync_bound_kind_name(x->kind), "weight_s",
+    return json_pack("{s:o, s:o, s:s, s:o, s:I, s:I, s:i, s:b, s:o}",
+                     "a", tsync__json_text(e->names[x->a]), "b", tsync__json_text(e->names[x->b]),
+                     "kind", tsync_bound_kind_name(x->kind), "weight_s",
                      real_or_null(x->weight_s), "samples", (json_int_t)x->samples, "rejected",
                      (json_int_t)x->rejected, "pieces", (int)x->pieces, "in_tree", x->in_tree,
                      "sources", sources_json(&x->sources));
@@ -129,9 +131,9 @@ static json_t *references_json(const tsync_estimate *e)
     json_t *a = json_array();
     for (uint32_t c = 0; a && c < e->n_comp; c++) {
         const char *why, *rule = tsync_estimate_reference_rule(e, c, &why);
-        if (json_array_append_new(a, json_pack("{s:o, s:s, s:s}", "domain",
-                                               tsync__json_text(e->names[e->comp_ref[c]]), "rule", rule,
-                                               "reason", why))) {
+        if (json_array_append_new(a, json_pack("{s:o, s:s, s:o}", "domain",
+                                               tsync__json_text(e->names[e->comp_ref[c]]),
+                                               "rule", rule, "reason", tsync__json_text(why)))) {
             json_decref(a);
             return NULL;
         }
@@ -188,8 +190,9 @@ static json_t *estimate_json(const tsync_estimate *e, const tsync_trace *t)
         return NULL;
     }
     if (!o || json_object_set_new(o, "grouping",
-                                  json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:o}", "rule",
-                                            g->rule, "reason", g->reason, "messages",
+                                  json_pack("{s:s, s:o, s:I, s:I, s:I, s:f, s:o}", "rule",
+                                            g->rule, "reason", tsync__json_text(g->reason),
+                                            "messages",
                                             (json_int_t)g->messages, "reversed",
                                             (json_int_t)g->reversed, "contradicting",
                                             (json_int_t)g->contradicting, "max_reversal_s",

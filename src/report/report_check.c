@@ -158,14 +158,16 @@ static json_t *clock_domains_json(const tsync_trace *t)
     int ok = doms && locs;
     for (uint32_t d = 0; ok && d < t->n_domains; d++)
         ok = (locs[d] = json_array()) &&
-             !json_array_append_new(doms, json_pack("{s:o, s:O}", "name", tsync__json_text(t->domains[d].name),
+             !json_array_append_new(doms, json_pack("{s:o, s:O}",
+                                                    "name", tsync__json_text(t->domains[d].name),
                                                     "locations", locs[d]));
     for (uint32_t i = 0; ok && i < t->n_locations; i++) {
         const struct tsync_location *l = &t->locations[i];
         json_t *rank = l->rank == TSYNC_NONE ? json_null() : json_integer((json_int_t)l->rank);
         ok = l->domain < t->n_domains &&
              !json_array_append_new(locs[l->domain], json_pack("{s:o, s:o, s:o, s:o}", "id",
-                                    tsync__location_json(t, i), "name", tsync__json_text(l->name), "node",
+                                    tsync__location_json(t, i), "name", tsync__json_text(l->name),
+                                    "node",
                                     tsync__json_text(t->nodes[l->node].name),
                                     "rank", rank));
     }
