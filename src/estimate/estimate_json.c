@@ -12,6 +12,7 @@
 #include "timemap/map_set.h"
 #include "trace/trace.h"
 #include "util/ctx.h"
+#include "util/utf8.h"
 
 /* A number, or null when it is not finite (an open bound). */
 static json_t *real_or_null(double v)
@@ -23,7 +24,7 @@ static json_t *names_of(const tsync_estimate *e, const uint32_t *d, size_t n)
 {
     json_t *a = json_array();
     for (size_t i = 0; a && i < n; i++)
-        if (json_array_append_new(a, json_string(e->names[d[i]]))) {
+        if (json_array_append_new(a, tsync__json_text(e->names[d[i]]))) {
             json_decref(a);
             return NULL;
         }
@@ -78,8 +79,9 @@ static json_t *domain_json(const tsync_estimate *e, const tsync_trace *t, uint32
             json_decref(locs);
             return NULL;
         }
-    o = json_pack("{s:s, s:o, s:s, s:o, s:I, s:f, s:f, s:i, s:o, s:i, s:o}", "name",
-                  dom->name, "locations", locs, "kind", tsync_bound_kind_name(dom->kind),
+    o = json_pack("{s:o, s:o, s:s, s:o, s:I, s:f, s:f, s:i, s:o, s:i, s:o}", "name",
+                  tsync__json_text(dom->name), "locations", locs, "kind",
+                  tsync_bound_kind_name(dom->kind),
                   "bound_s", real_or_null(dom->bound_s), "samples", (json_int_t)dom->samples,
                   "offset_s", dom->offset_s, "drift", dom->drift, "component",
                   (int)dom->component, "path", names_of(e, dom->path, dom->path_length + 1U),
@@ -93,8 +95,9 @@ static json_t *domain_json(const tsync_estimate *e, const tsync_trace *t, uint32
 
 static json_t *edge_json(const tsync_estimate *e, const tsync_estimate_edge *x)
 {
-    return json_pack("{s:s, s:s, s:s, s:o, s:I, s:I, s:i, s:b, s:o}", "a", e->names[x->a], "b",
-                     e->names[x->b], "kind", tsync_bound_kind_name(x->kind), "weight_s",
+    return json_pack("{s:o, s:o, s:s, s:o, s:I, s:I, s:i, s:b, s:o}",
+                     "a", tsync__json_text(e->names[x->a]), "b", tsync__json_text(e->names[x->b]),
+                     "kind", tsync_bound_kind_name(x->kind), "weight_s",
                      real_or_null(x->weight_s), "samples", (json_int_t)x->samples, "rejected",
                      (json_int_t)x->rejected, "pieces", (int)x->pieces, "in_tree", x->in_tree,
                      "sources", sources_json(&x->sources));
@@ -108,10 +111,10 @@ static json_t *splits_json(const tsync_trace *t)
         const tsync_domain_split *sp = &t->splits[i];
         json_t *into = json_array();
         for (uint32_t k = 0; into && k < sp->n_parts; k++)
-            if (json_array_append_new(into, json_string(t->domains[sp->parts[k]].name)))
+            if (json_array_append_new(into, tsync__json_text(t->domains[sp->parts[k]].name)))
                 into = NULL;
-        if (json_array_append_new(a, json_pack("{s:s, s:o, s:I, s:I, s:f, s:f}", "domain",
-                                               sp->name, "into", into, "messages",
+        if (json_array_append_new(a, json_pack("{s:o, s:o, s:I, s:I, s:f, s:f}", "domain",
+                                               tsync__json_text(sp->name), "into", into, "messages",
                                                (json_int_t)sp->messages, "contradicting",
                                                (json_int_t)sp->contradicting, "max_reversal_s",
                                                sp->max_reversal_s, "limit_s", sp->limit_s))) {
@@ -128,9 +131,9 @@ static json_t *references_json(const tsync_estimate *e)
     json_t *a = json_array();
     for (uint32_t c = 0; a && c < e->n_comp; c++) {
         const char *why, *rule = tsync_estimate_reference_rule(e, c, &why);
-        if (json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "domain",
-                                               e->names[e->comp_ref[c]], "rule", rule,
-                                               "reason", why))) {
+        if (json_array_append_new(a, json_pack("{s:o, s:s, s:o}", "domain",
+                                               tsync__json_text(e->names[e->comp_ref[c]]),
+                                               "rule", rule, "reason", tsync__json_text(why)))) {
             json_decref(a);
             return NULL;
         }
@@ -145,10 +148,10 @@ static json_t *components_json(const tsync_estimate *e)
         json_t *members = json_array();
         for (uint32_t d = 0; members && d < e->n_domains; d++)
             if (e->dom[d].component == c &&
-                json_array_append_new(members, json_string(e->names[d])))
+                json_array_append_new(members, tsync__json_text(e->names[d])))
                 members = NULL;
-        if (json_array_append_new(a, json_pack("{s:s, s:I, s:o}", "reference",
-                                               e->names[e->comp_ref[c]], "shift",
+        if (json_array_append_new(a, json_pack("{s:o, s:I, s:o}", "reference",
+                                               tsync__json_text(e->names[e->comp_ref[c]]), "shift",
                                                (json_int_t)e->comp_shift[c], "domains",
                                                members))) {
             json_decref(a);
@@ -187,8 +190,9 @@ static json_t *estimate_json(const tsync_estimate *e, const tsync_trace *t)
         return NULL;
     }
     if (!o || json_object_set_new(o, "grouping",
-                                  json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:o}", "rule",
-                                            g->rule, "reason", g->reason, "messages",
+                                  json_pack("{s:s, s:o, s:I, s:I, s:I, s:f, s:o}", "rule",
+                                            g->rule, "reason", tsync__json_text(g->reason),
+                                            "messages",
                                             (json_int_t)g->messages, "reversed",
                                             (json_int_t)g->reversed, "contradicting",
                                             (json_int_t)g->contradicting, "max_reversal_s",

@@ -8,6 +8,7 @@
 #include "trace/trace.h"
 #include "util/str.h"
 #include "util/units.h"
+#include "util/utf8.h"
 
 /* "1199 (49.96 %)" of all messages, or just "0" when there are none. */
 static void print_share(FILE *out, uint64_t n, uint64_t total)
@@ -98,11 +99,11 @@ static json_t *pairs_json(const tsync_check_report *r, const tsync_trace *t)
     for (uint32_t i = 0; arr && i < r->n_worst_pairs; i++) {
         const tsync_check_pair *p = &r->worst_pairs[i];
         const struct tsync_location *s = &t->locations[p->send_loc], *d = &t->locations[p->recv_loc];
-        json_t *o = json_pack("{s:o, s:o, s:s, s:s, s:I, s:f}",
+        json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:I, s:f}",
                               "send_location", tsync__location_json(t, p->send_loc),
                               "recv_location", tsync__location_json(t, p->recv_loc),
-                              "send_name", s->name ? s->name : "",
-                              "recv_name", d->name ? d->name : "",
+                              "send_name", tsync__json_text(s->name),
+                              "recv_name", tsync__json_text(d->name),
                               "violations", (json_int_t)p->violations,
                               "displacement_max_s", p->displacement_max_s);
         if (json_array_append_new(arr, o)) { /* also fails (and is fine) for o == NULL */
@@ -119,9 +120,9 @@ json_t *tsync__check_report_to_json(const tsync_check_report *r, const tsync_tra
     if (!r || !t)
         return NULL;
     /* "o" takes the reference, also when packing fails on a NULL part. */
-    o = json_pack("{s:s, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o,"
+    o = json_pack("{s:o, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o,"
                      " s:{s:I, s:I}, s:f, s:f, s:b}",
-                     "trace", t->path,
+                     "trace", tsync__json_text(t->path),
                      "locations", (json_int_t)r->locations,
                      "domains", (json_int_t)r->domains,
                      "domain_rule", tsync_trace_domain_rule(t),
@@ -157,15 +158,17 @@ static json_t *clock_domains_json(const tsync_trace *t)
     int ok = doms && locs;
     for (uint32_t d = 0; ok && d < t->n_domains; d++)
         ok = (locs[d] = json_array()) &&
-             !json_array_append_new(doms, json_pack("{s:s, s:O}", "name", t->domains[d].name
-                                                    ? t->domains[d].name : "", "locations", locs[d]));
+             !json_array_append_new(doms, json_pack("{s:o, s:O}",
+                                                    "name", tsync__json_text(t->domains[d].name),
+                                                    "locations", locs[d]));
     for (uint32_t i = 0; ok && i < t->n_locations; i++) {
         const struct tsync_location *l = &t->locations[i];
         json_t *rank = l->rank == TSYNC_NONE ? json_null() : json_integer((json_int_t)l->rank);
         ok = l->domain < t->n_domains &&
-             !json_array_append_new(locs[l->domain], json_pack("{s:o, s:s, s:s, s:o}", "id",
-                                    tsync__location_json(t, i), "name", l->name ? l->name : "", "node",
-                                    t->nodes[l->node].name ? t->nodes[l->node].name : "",
+             !json_array_append_new(locs[l->domain], json_pack("{s:o, s:o, s:o, s:o}", "id",
+                                    tsync__location_json(t, i), "name", tsync__json_text(l->name),
+                                    "node",
+                                    tsync__json_text(t->nodes[l->node].name),
                                     "rank", rank));
     }
     for (uint32_t d = 0; locs && d < t->n_domains; d++)
@@ -184,7 +187,7 @@ char *tsync_check_report_json(const tsync_check_report *r, const tsync_trace *t)
     char *s;
     if (!j)
         return NULL;
-    if (json_object_set_new(j, "domain_file", t->domain_file ? json_string(t->domain_file)
+    if (json_object_set_new(j, "domain_file", t->domain_file ? tsync__json_text(t->domain_file)
                                                              : json_null()) ||
         json_object_set_new(j, "clock_domains", clock_domains_json(t))) {
         json_decref(j);

@@ -5,6 +5,7 @@
  * mapped them, with the times as recorded in a column of their own. */
 #include "report/report.h"
 #include "util/units.h"
+#include "util/utf8.h"
 
 /* One row of the clock condition table: a count with its share of all messages. */
 static void count_cell(uint64_t n, uint64_t total, FILE *out)
@@ -68,9 +69,9 @@ void tsync__report_clc_print(const tsync_pipeline_result *r, FILE *out)
 json_t *tsync__report_clc_json(const tsync_pipeline_result *r)
 {
     const tsync_trace *t = r->trace;
-    json_t *j = json_pack("{s:s, s:s, s:o, s:o, s:o, s:{s:o, s:o}}",
-                          "trace", tsync_trace_path(t),
-                          "output", r->output,
+    json_t *j = json_pack("{s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o}}",
+                          "trace", tsync__json_text(tsync_trace_path(t)),
+                          "output", tsync__json_text(r->output),
                           "before", tsync__check_report_to_json(r->after_maps ? r->after_maps
                                                                               : r->before, t),
                           "after", tsync__check_report_to_json(r->after, t),

@@ -11,6 +11,7 @@
 #include "tracesync/eval.h"
 #include "util/str.h"
 #include "util/units.h"
+#include "util/utf8.h"
 
 static double share(uint64_t n, uint64_t total)
 {
@@ -90,8 +91,8 @@ static int put_errors(json_t *o, uint64_t events, double max, double p99, double
 static json_t *location_json(const tsync_eval_location *l, const tsync_trace *truth)
 {
     const struct tsync_location *tl = &truth->locations[l->loc];
-    json_t *e = json_pack("{s:o, s:s}", "location", tsync__location_json(truth, l->loc), "name",
-                          tl->name);
+    json_t *e = json_pack("{s:o, s:o}", "location", tsync__location_json(truth, l->loc), "name",
+                          tsync__json_text(tl->name));
     const double rel[3] = { l->relative_max_abs_error_s, l->relative_p99_abs_error_s,
                             l->relative_mean_abs_error_s };
     if (e && put_errors(e, l->events, l->max_abs_error_s, l->p99_abs_error_s, l->mean_abs_error_s,
@@ -105,7 +106,8 @@ static json_t *location_json(const tsync_eval_location *l, const tsync_trace *tr
 static json_t *report_json(const tsync_eval_report *r, const tsync_trace *corrected,
                            const tsync_trace *truth)
 {
-    json_t *o = json_pack("{s:s, s:s, s:i}", "corrected", corrected->path, "truth", truth->path,
+    json_t *o = json_pack("{s:o, s:o, s:i}", "corrected", tsync__json_text(corrected->path),
+                          "truth", tsync__json_text(truth->path),
                           "locations", (json_int_t)r->locations);
     json_t *per = json_array(), *dev = json_object();
     const double rel[3] = { r->relative_max_abs_error_s, r->relative_p99_abs_error_s,

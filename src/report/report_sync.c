@@ -11,6 +11,7 @@
 #include "util/ctx.h"
 #include "util/str.h"
 #include "util/units.h"
+#include "util/utf8.h"
 
 /* "1199 of 2400 messages (49.96 %)" for people. */
 static void print_counts(const char *label, const tsync_check_report *c, FILE *out)
@@ -75,9 +76,9 @@ static json_t *pairings_json(const struct tsync_trace *t)
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < t->n_pairings; i++) {
         const struct tsync__packet_pairing *s = &t->pairings[i];
-        json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
-                                             "a", t->locations[s->p].name,
-                                             "b", t->locations[s->q].name,
+        json_array_append_new(arr, json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I}",
+                                             "a", tsync__json_text(t->locations[s->p].name),
+                                             "b", tsync__json_text(t->locations[s->q].name),
                                              "paired", (json_int_t)s->paired,
                                              "a_to_b", (json_int_t)s->p_to_q,
                                              "b_to_a", (json_int_t)(s->paired - s->p_to_q),
@@ -155,11 +156,11 @@ json_t *tsync__report_sync_json(const tsync_pipeline_result *r, tsync_ctx *ctx)
     json_t *o = json_object(), *dev = json_object(), *e;
     if (!o || !dev)
         goto fail;
-    json_object_set_new(o, "input", json_string(tsync_trace_path(r->trace)));
-    json_object_set_new(o, "output", json_string(r->output));
+    json_object_set_new(o, "input", tsync__json_text(tsync_trace_path(r->trace)));
+    json_object_set_new(o, "output", tsync__json_text(r->output));
     json_object_set_new(o, "domain_rule", json_string(tsync_trace_domain_rule(r->trace)));
     json_object_set_new(o, "domain_file", tsync_trace_domain_file(r->trace)
-                                              ? json_string(tsync_trace_domain_file(r->trace))
+                                              ? tsync__json_text(tsync_trace_domain_file(r->trace))
                                               : json_null());
     if (r->trace->n_pairings)
         json_object_set_new(o, "packet_pairs", pairings_json(r->trace));

@@ -36,6 +36,7 @@
 #include "sim/scenario.h"
 #include "util/units.h"
 #include "util/ctx.h"
+#include "util/utf8.h"
 
 /* ---- named scenarios ----------------------------------------------------- */
 
@@ -504,7 +505,7 @@ static json_t *param_json(const struct param *p, const tsync_sim_opts *o)
     int e;
     size_t n;
     switch (p->type) {
-    case P_STR: return json_string(field);
+    case P_STR: return tsync__json_text(field);
     case P_U64: memcpy(&u64, field, sizeof(u64)); return json_integer((json_int_t)u64);
     case P_U32: memcpy(&u32, field, sizeof(u32)); return json_integer(u32);
     case P_DOUBLE:

@@ -52,6 +52,7 @@
 
 #include "timemap/map_set.h"
 #include "util/ctx.h"
+#include "util/utf8.h"
 
 #define NONE SIZE_MAX
 #define MAX_LISTED 16 /* ids or names listed in an error message */
@@ -396,10 +397,20 @@ static int read_map(struct loader *L, size_t i, json_t *obj)
 
     /* The selector. */
     if (jl && json_is_string(jl)) {
-        /* By name: the locations of a CSV, which has no ids. */
+        /* By name: the locations of a CSV, which has no ids. Names are compared as
+         * JSON has them (util/utf8.h); names that differ only in invalid bytes are
+         * one name there, taken by the maps in location order, as they are written. */
+        uint32_t first = t->n_locations;
         for (loc = 0; loc < t->n_locations; loc++)
-            if (t->locations[loc].name && strcmp(t->locations[loc].name, json_string_value(jl)) == 0)
-                break;
+            if (t->locations[loc].name &&
+                tsync__utf8_repaired_eq(t->locations[loc].name, json_string_value(jl))) {
+                if (first == t->n_locations)
+                    first = loc;
+                if (L->by_loc[loc] == NONE)
+                    break;
+            }
+        if (loc == t->n_locations)
+            loc = first;
         if (loc == t->n_locations)
             return tsync__fail(L->ctx, TSYNC_EINVAL, "%s: location \"%s\" is not in the trace",
                                L->what, json_string_value(jl));
@@ -617,7 +628,7 @@ static json_t *location_entry(const tsync_trace *t, uint32_t loc, const tsync_ti
     json_t *e = json_object(), *fn = tsync__time_map_to_json(m);
     if (!e || !fn || json_object_set_new(e, "location", tsync__location_json(t, loc)) ||
         (t->format != TSYNC_FORMAT_CSV && l->name &&
-         json_object_set_new(e, "name", json_string(l->name))) ||
+         json_object_set_new(e, "name", tsync__json_text(l->name))) ||
         json_object_update(e, fn)) {
         json_decref(e);
         json_decref(fn);

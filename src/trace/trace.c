@@ -9,6 +9,7 @@
 #include "util/ctx.h"
 #include "util/str.h"
 #include "util/vec.h"
+#include "util/utf8.h"
 
 struct tsync_trace *tsync__trace_alloc(const char *path)
 {
@@ -239,6 +240,6 @@ json_t *tsync__location_json(const struct tsync_trace *t, tsync_loc loc)
 {
     const struct tsync_location *l = &t->locations[loc];
     if (t->format == TSYNC_FORMAT_CSV)
-        return json_string(l->name ? l->name : "");
+        return tsync__json_text(l->name);
     return json_integer((json_int_t)l->ref);
 }

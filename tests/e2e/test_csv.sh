@@ -61,3 +61,25 @@ contains out.txt "0 violations, 0 reversed of 1 message (0.00 %)"
 run 0 "$TRACESYNC" check one.csv
 contains out.txt "unmatched            0 sends, 0 receives"
 echo ok
+
+# A location name that is not UTF-8: every JSON output has it with U+FFFD for the bad
+# byte (as Python's decode(errors="replace")), and apply finds it by that name.
+printf 'send_location,send_time_ns,recv_location,recv_time_ns\nnode-0,1000,n\377,3000\nn\377,4000,node-0,5000\n' >bytes.csv
+run 0 "$TRACESYNC" estimate --json bytes.csv
+python3 -m json.tool out.txt >/dev/null || fail "estimate --json is not JSON: $(cat out.txt)"
+json_eq out.txt '[g["name"] for g in d["estimate"]["domains"]] == ["node-0", "n\ufffd"]' True
+run 0 "$TRACESYNC" check --json bytes.csv
+json_eq out.txt 'sorted(l["id"] for g in d["clock_domains"] for l in g["locations"]) == ["node-0", "n\ufffd"]' True
+run 0 "$TRACESYNC" sync bytes.csv -o bytes-sync --report bytes-report.json -q
+python3 -m json.tool bytes-report.json >/dev/null || fail "sync --report is not JSON"
+run 0 "$TRACESYNC" estimate bytes.csv -o bytes-maps.json -q
+json_eq bytes-maps.json '[m["location"] for m in d["maps"]] == ["node-0", "n\ufffd"]' True
+run 0 "$TRACESYNC" apply bytes-maps.json bytes.csv -o bytes-applied -q
+printf 'send_location,send_time_ns,recv_location,recv_time_ns\nnode-0,1000,n\377,2500\nn\377,3500,node-0,5000\n' >bytes-want.csv
+cmp -s bytes-applied/bytes.csv bytes-want.csv || fail "corrected CSV: $(cat bytes-applied/bytes.csv)"
+# Two names that are one in JSON: their maps go to them in location order.
+printf 'send_location,send_time_ns,recv_location,recv_time_ns\nnode-0,1000,n\377,3000\nn\377,4000,node-0,5000\nnode-0,1000,n\376,4000\nn\376,5000,node-0,5000\n' >twins.csv
+run 0 "$TRACESYNC" estimate twins.csv -o twins-maps.json -q
+run 0 "$TRACESYNC" apply twins-maps.json twins.csv -o twins-applied -q
+printf 'send_location,send_time_ns,recv_location,recv_time_ns\nnode-0,1000,n\377,2500\nn\377,3500,node-0,5000\nnode-0,1000,n\376,2500\nn\376,3500,node-0,5000\n' >twins-want.csv
+cmp -s twins-applied/twins.csv twins-want.csv || fail "corrected CSV: $(cat twins-applied/twins.csv)"
