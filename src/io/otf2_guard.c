@@ -20,8 +20,10 @@
  * an 18-byte header: 0x03, the endianness byte, the numbers of its first and last
  * event (8 bytes each). Records follow: a type byte, then the record's length (one
  * byte, or 0xff and 8 bytes) and its data; event files also have timestamps (0x05
- * and 8 bytes). A type byte 0x00, 0x01 or 0x02 ends the chunk (end of chunk,
- * buffer, file). A local mapping table (type 5) holds a mapping type byte and an id
+ * and 8 bytes). In a definition file a type byte 0x00 ends the chunk and 0x02 the
+ * file; 0x01 (end of buffer, which libotf2's writer puts after the end of the file)
+ * is no end to its definition readers: they read it as a record of unknown type,
+ * length and all, and go on. A local mapping table (type 5) holds a mapping type byte and an id
  * map: its number of ids (compressed: a byte n, then n bytes), a mode byte, the ids,
  * each at least one byte. A group (type 18, global or local) holds its reference,
  * name (compressed), a type byte, its number of members (compressed), the members.
@@ -40,6 +42,7 @@
 #define ANCHOR_MAX (16u << 20) /* far above any real anchor (a few hundred bytes) */
 #define FIXED_END 46           /* 2 header bytes, "OTF2\0", format byte, 38 bytes */
 #define OTF2_ANCHOR_FORMAT_KNOWN 3 /* libotf2 3.x writes and checks the end of format 3 */
+#define END_OF_CHUNK 0x00          /* OTF2_BUFFER_END_OF_CHUNK */
 #define END_OF_FILE 0x02           /* OTF2_BUFFER_END_OF_FILE */
 #define CHUNK_HEADER 0x03          /* OTF2_BUFFER_CHUNK_HEADER */
 #define CHUNK_HEADER_SIZE 18
@@ -202,6 +205,9 @@ static int check_counts(const char *path, enum tsync__otf2_file kind, unsigned t
              ++pos <= len && compressed(rec, len, &pos, big, &count);
     } else
         return TSYNC_OK;
+    if (ok && count == UINT64_MAX) /* libotf2 reads 0xff as 2^32 - 1 items */
+        return corrupt_file(path, kind, ctx, "the %s at byte %llu gives an undefined number "
+                            "of %s (0xff)", what, (unsigned long long)at, items);
     if (!ok || count > len - pos)
         return corrupt_file(path, kind, ctx, "the %s at byte %llu claims %llu %s in a record of "
                             "%llu bytes", what, (unsigned long long)at,
@@ -218,7 +224,7 @@ static int check_def_chunk(const char *path, enum tsync__otf2_file kind, const u
         size_t at = pos;
         unsigned type = d[pos++];
         uint64_t len;
-        if (type <= END_OF_FILE)
+        if (type == END_OF_CHUNK || type == END_OF_FILE)
             return TSYNC_OK;
         len = pos < n ? d[pos++] : UINT64_MAX;
         if (len == 0xff)

@@ -74,6 +74,13 @@ corrupt members traces.def 'g = group(); d[g + 1] += 3; d[g + 5:g + 7] = bytes([
 run 2 "$TRACESYNC" check members/traces.otf2
 contains err.txt "members/traces.def: corrupt OTF2 global definition file: the group at byte 479 claims 4294967295 members in a record of 18 bytes"
 
+# The fuzz finding behind it: a record of type 1 (end of buffer, which libotf2's
+# definition readers skip as an unknown record) first, then a group whose number of
+# members is undefined (0xff, read as 2^32 - 1).
+corrupt endbuf traces.def 'g = group(); d[g + 5] = 0xff; d[18:18] = bytes([1, 2, 0, 0])'
+run 2 "$TRACESYNC" check endbuf/traces.otf2
+contains err.txt "endbuf/traces.def: corrupt OTF2 global definition file: the group at byte 483 gives an undefined number of members (0xff)"
+
 # Event files: one that does not begin with a chunk header, an empty one.
 corrupt evthead traces/1.evt 'd[0] = 0'
 run 2 "$TRACESYNC" check evthead/traces.otf2
