@@ -27,6 +27,9 @@
  * map: its number of ids (compressed: a byte n, then n bytes), a mode byte, the ids,
  * each at least one byte. A group (type 18, global or local) holds its reference,
  * name (compressed), a type byte, its number of members (compressed), the members.
+ * Of the events, only ProgramBegin (type 83: name, number of arguments, arguments,
+ * all compressed) has an array whose count is more than a byte: 2^32 - 1 arguments
+ * in a 72-byte event file make libotf2 ask for 16 GiB.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -50,6 +53,8 @@
 #define BIG 0x23                   /* OTF2_BIG_ENDIAN */
 #define LOCAL_MAPPING_TABLE 5      /* OTF2_LOCAL_DEF_MAPPING_TABLE */
 #define DEF_GROUP 18               /* OTF2_GLOBAL_DEF_GROUP, OTF2_LOCAL_DEF_GROUP */
+#define EVENT_TIMESTAMP 0x05       /* OTF2_BUFFER_TIMESTAMP, then 8 bytes */
+#define EVENT_PROGRAM_BEGIN 83     /* OTF2_EVENT_PROGRAM_BEGIN */
 
 static uint64_t read_uint(const unsigned char *p, unsigned n, int big)
 {
@@ -187,8 +192,9 @@ static int compressed(const unsigned char *rec, uint64_t len, uint64_t *pos, int
 }
 
 /* Records whose array libotf2 allocates by the count it reads (mapping table: type
- * byte, then the id map's count; group: self, name, a type byte, then the count)
- * against the record: every item takes a byte at least. */
+ * byte, then the id map's count; group: self, name, a type byte, then the count;
+ * ProgramBegin: name, then the count) against the record: every item takes a byte
+ * at least. */
 static int check_counts(const char *path, enum tsync__otf2_file kind, unsigned type,
                         const unsigned char *rec, uint64_t len, int big, uint64_t at, tsync_ctx *ctx)
 {
@@ -203,6 +209,9 @@ static int check_counts(const char *path, enum tsync__otf2_file kind, unsigned t
         what = "group", items = "members";
         ok = compressed(rec, len, &pos, big, &skip) && compressed(rec, len, &pos, big, &skip) &&
              ++pos <= len && compressed(rec, len, &pos, big, &count);
+    } else if (kind == TSYNC_OTF2_EVENTS && type == EVENT_PROGRAM_BEGIN) {
+        what = "ProgramBegin event", items = "arguments";
+        ok = compressed(rec, len, &pos, big, &skip) && compressed(rec, len, &pos, big, &count);
     } else
         return TSYNC_OK;
     if (ok && count == UINT64_MAX) /* libotf2 reads 0xff as 2^32 - 1 items */
@@ -215,9 +224,9 @@ static int check_counts(const char *path, enum tsync__otf2_file kind, unsigned t
     return TSYNC_OK;
 }
 
-/* The records of one chunk of a definition file, d[0..n) with its header. */
-static int check_def_chunk(const char *path, enum tsync__otf2_file kind, const unsigned char *d,
-                           size_t n, uint64_t offset, tsync_ctx *ctx)
+/* The records of one chunk, d[0..n) with its header. */
+static int check_chunk(const char *path, enum tsync__otf2_file kind, const unsigned char *d,
+                       size_t n, uint64_t offset, tsync_ctx *ctx)
 {
     int big = d[1] == BIG, rc;
     for (size_t pos = CHUNK_HEADER_SIZE; pos < n;) {
@@ -226,6 +235,13 @@ static int check_def_chunk(const char *path, enum tsync__otf2_file kind, const u
         uint64_t len;
         if (type == END_OF_CHUNK || type == END_OF_FILE)
             return TSYNC_OK;
+        if (kind == TSYNC_OTF2_EVENTS && type == EVENT_TIMESTAMP) {
+            if (n - pos < 8)
+                return corrupt_file(path, kind, ctx, "the timestamp at byte %llu is cut by the "
+                                    "end of its chunk", (unsigned long long)(offset + at));
+            pos += 8;
+            continue;
+        }
         len = pos < n ? d[pos++] : UINT64_MAX;
         if (len == 0xff)
             len = pos + 8 <= n ? (pos += 8, read_uint(d + pos - 8, 8, big)) : UINT64_MAX;
@@ -256,14 +272,13 @@ int tsync__otf2_guard_file(const char *path, enum tsync__otf2_file kind, uint64_
         rc = corrupt_file(path, kind, ctx, "it is empty");
         goto out;
     }
-    /* Event files can be large: their chunk headers only, a few bytes a chunk. */
-    if (!(d = malloc(kind == TSYNC_OTF2_EVENTS ? CHUNK_HEADER_SIZE : chunk))) {
+    if (!(d = malloc(chunk))) {
         rc = tsync__oom(ctx);
         goto out;
     }
     for (uint64_t off = 0; off < (uint64_t)sb.st_size && rc == TSYNC_OK; off += chunk) {
         uint64_t left = (uint64_t)sb.st_size - off;
-        size_t want = kind == TSYNC_OTF2_EVENTS ? CHUNK_HEADER_SIZE : left < chunk ? left : chunk;
+        size_t want = left < chunk ? left : chunk;
         size_t got;
         if (fseeko(f, (off_t)off, SEEK_SET) != 0) {
             rc = tsync__fail(ctx, TSYNC_EIO, "%s: %s", path, strerror(errno));
@@ -281,8 +296,7 @@ int tsync__otf2_guard_file(const char *path, enum tsync__otf2_file kind, uint64_
                               "bytes)", (unsigned long long)off, (unsigned long long)chunk);
         else {
             endian = d[1];
-            if (kind != TSYNC_OTF2_EVENTS)
-                rc = check_def_chunk(path, kind, d, got, off, ctx);
+            rc = check_chunk(path, kind, d, got, off, ctx);
         }
     }
 out:

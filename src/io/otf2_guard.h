@@ -16,10 +16,9 @@ enum tsync__otf2_file { TSYNC_OTF2_GLOBAL_DEFS, TSYNC_OTF2_LOCAL_DEFS, TSYNC_OTF
 
 /* Checks a definition or event file at `path`, of chunks of `chunk` bytes (the
  * anchor's, checked by tsync__otf2_guard_anchor), before libotf2 reads it: that it
- * is not empty and every chunk begins with a chunk header of one endianness; in a
- * definition file also that every record ends inside its chunk and that the number
- * of items of a local mapping table or of a group fits in its record. An event file is only looked
- * at where its chunks begin (its records are libotf2's to check as it reads them).
+ * is not empty, every chunk begins with a chunk header of one endianness, every
+ * record ends inside its chunk, and the number of items of a local mapping table, a
+ * group or a ProgramBegin event fits in its record. One pass over the file, by chunks.
  * Returns 0, or TSYNC_EFORMAT / TSYNC_EIO naming the file and the byte. */
 int tsync__otf2_guard_file(const char *path, enum tsync__otf2_file kind, uint64_t chunk,
                            tsync_ctx *ctx);

@@ -57,7 +57,7 @@ evt=$(ls trunc/traces/*.evt | head -1)
 size=$(wc -c <"$evt")
 truncate -s $((size / 2)) "$evt"
 run 2 "$TRACESYNC" check trunc/traces.otf2
-contains err.txt "trunc/traces.otf2: location"
+contains err.txt "$evt: corrupt OTF2 event file: the "
 
 # Truncated and corrupt global definitions: refused before libotf2 reads them.
 cp -r good corrupt

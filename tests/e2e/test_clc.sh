@@ -168,7 +168,7 @@ cp -r basic trunc
 evt=$(ls trunc/traces/*.evt | head -1)
 truncate -s $(($(wc -c <"$evt") / 2)) "$evt"
 run 2 "$TRACESYNC" clc trunc/traces.otf2 -o bad2 --report bad2.json
-contains err.txt "trunc/traces.otf2"
+contains err.txt "$evt: corrupt OTF2 event file: the "
 [ -z "$(ls -A bad2 2>/dev/null)" ] || fail "output after a truncated input: $(ls -A bad2)"
 [ ! -e bad2.json ] && [ ! -e bad2.json.tmp ] || fail "a report after a bad input"
 run 2 "$TRACESYNC" clc basic/traces.otf2

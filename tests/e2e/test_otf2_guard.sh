@@ -81,6 +81,20 @@ corrupt endbuf traces.def 'g = group(); d[g + 5] = 0xff; d[18:18] = bytes([1, 2,
 run 2 "$TRACESYNC" check endbuf/traces.otf2
 contains err.txt "endbuf/traces.def: corrupt OTF2 global definition file: the group at byte 483 gives an undefined number of members (0xff)"
 
+# A ProgramBegin event (type 83) whose number of arguments is undefined, or 2^31 in a
+# record of 6 bytes: libotf2 would allocate 16 or 8 GiB.
+corrupt progundef traces/1.evt 'd[18:18] = bytes([5] + [0] * 8 + [83, 3, 0, 0xff, 0])'
+run 2 "$TRACESYNC" check progundef/traces.otf2
+contains err.txt "progundef/traces/1.evt: corrupt OTF2 event file: the ProgramBegin event at byte 27 gives an undefined number of arguments (0xff)"
+corrupt progargs traces/1.evt 'd[18:18] = bytes([5] + [0] * 8 + [83, 6, 0, 4, 0, 0, 0, 0x80])'
+run 2 "$TRACESYNC" sync progargs/traces.otf2 -o progargs-out
+contains err.txt "progargs/traces/1.evt: corrupt OTF2 event file: the ProgramBegin event at byte 27 claims 2147483648 arguments in a record of 6 bytes"
+[ ! -e progargs-out ] || fail "sync wrote progargs-out"
+# A timestamp cut by the end of the file.
+corrupt evtcut traces/1.evt 'd[:] = d[:18] + bytes([5, 1, 2, 3])'
+run 2 "$TRACESYNC" check evtcut/traces.otf2
+contains err.txt "evtcut/traces/1.evt: corrupt OTF2 event file: the timestamp at byte 18 is cut by the end of its chunk"
+
 # Event files: one that does not begin with a chunk header, an empty one.
 corrupt evthead traces/1.evt 'd[0] = 0'
 run 2 "$TRACESYNC" check evthead/traces.otf2
