@@ -193,7 +193,8 @@ struct tsync__pair_samples {
 struct tsync__window {
     tsync_time x;
     long double y;            /* absolute ticks of y */
-    long double a;            /* the slope the window was detrended by */
+    long double a;            /* the curve's slope there (the slope the window was
+                               * detrended by, until smoothed) */
     long double width;        /* of the band its fastest messages leave, ticks */
 };
 struct tsync__windows {

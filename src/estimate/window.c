@@ -24,10 +24,17 @@
  * window's messages one way were delayed (a receiver held up by the system for a
  * few milliseconds receives them all late), its middle is off by half the delay:
  * a window whose band is wider than WIDE times the pair's median is left out. The
- * middles are then smoothed by a straight line through each window and SMOOTH
+ * middles are then smoothed by a straight line through each window and its h
  * neighbours on either side (the minima are noisy by the excess of the fastest
- * message each way); segment.c joins them, never outside the band it promises.
+ * message each way), across the hull's pieces: the clock goes on where a piece
+ * ends, and a line that stops there bends its ends off. How far to smooth is the data's to say: a clock that
+ * bends wants a short line, a straight one a long line that averages the noise away.
+ * h is the span, among SMOOTH_MIN, 2 SMOOTH_MIN, ... SMOOTH_MAX, whose lines predict
+ * each window from its neighbours best (least squares, leaving the window out: the
+ * cross-validation of local linear regression). segment.c joins the middles, never
+ * outside the band it promises.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +43,8 @@
 
 #define WINDOW_SAMPLES 16      /* each way: the fastest of 16 is close to the minimum */
 #define WINDOW_SAMPLES_MIN 16  /* each way, in a window cut at its longest */
-#define SMOOTH 2               /* neighbours on each side in the smoothing line */
+#define SMOOTH_MIN 2           /* neighbours on each side in the smoothing line, */
+#define SMOOTH_MAX 1024        /* ... at least and at most */
 #define WIDE 1.5L              /* x the median band: a window of delayed messages */
 
 /* A window being filled. */
@@ -91,32 +99,125 @@ static int drop_wide(struct tsync__windows *w)
     return 0;
 }
 
+/* Sums over windows for least-squares lines, x in 10^9 ticks from the first window
+ * and y from the line through the first window along its slope (so that the sums
+ * keep their precision over hours and drifts of 1000 ppm). */
+struct sums {
+    long double n, x, y, xx, xy;
+};
+
+static void sums_add(struct sums *s, const struct sums *a, long double sign)
+{
+    s->n += sign * a->n;
+    s->x += sign * a->x;
+    s->y += sign * a->y;
+    s->xx += sign * a->xx;
+    s->xy += sign * a->xy;
+}
+
+/* The value at x of the least-squares line of s, and its slope (*b, per 10^9 ticks: 0
+ * where x is all alike and the value is the mean). */
+static long double line_at(const struct sums *s, long double x, long double *b)
+{
+    long double d = s->n * s->xx - s->x * s->x;
+    if (s->n < 1)
+        return *b = 0;
+    *b = d > 1e-12L * s->n * s->xx ? (s->n * s->xy - s->x * s->y) / d : 0;
+    return (s->y - *b * s->x) / s->n + *b * x;
+}
+
+/* The windows of i's span among n: h on either side of i. */
+static void span(size_t n, size_t i, size_t h, size_t *from, size_t *to)
+{
+    *from = i > h ? i - h : 0;
+    *to = i + h < n - 1 ? i + h : n - 1;
+}
+
+/* The value at window i of the line through windows from..to, with i or without it
+ * (leave = 1), and the line's slope (*b). */
+static long double fitted(const struct sums *prefix, const struct sums *own, size_t from,
+                          size_t to, size_t i, int leave, long double *b)
+{
+    struct sums s = prefix[to + 1];
+    sums_add(&s, &prefix[from], -1);
+    if (leave)
+        sums_add(&s, &own[i], -1);
+    return line_at(&s, own[i].x, b);
+}
+
+/* The span whose lines, each window left out of its own, predict the windows best. */
+static size_t best_span(const struct sums *prefix, const struct sums *own, size_t n)
+{
+    long double best = -1;
+    size_t best_h = SMOOTH_MIN;
+    for (size_t h = SMOOTH_MIN; h <= SMOOTH_MAX; h *= 2) {
+        long double cv = 0;
+        size_t from, to, longest = 0;
+        for (size_t i = 0; i < n; i++) {
+            span(n, i, h, &from, &to);
+            if (to - from >= 2) { /* two others at least draw a line */
+                long double b, e = own[i].y - fitted(prefix, own, from, to, i, 1, &b);
+                cv += e * e;
+            }
+            longest = to - from > longest ? to - from : longest;
+        }
+        if (best < 0 || cv < best)
+            best = cv, best_h = h;
+        if (longest < 2 * h) /* no span grows any more */
+            break;
+    }
+    return best_h;
+}
+
 /* Replaces every window's value by that of the straight line fitted through it and
- * its SMOOTH neighbours on each side (least squares, relative to the window). */
+ * its h neighbours on each side, h chosen by cross-validation, and
+ * its slope by the line's where the line has two windows or more: the curve's slope
+ * there, which carries it beyond its first and last windows (a piece's own slope is
+ * its average over minutes, a wandering clock's slope at its end is not). */
 static int smooth(struct tsync__windows *w)
 {
-    long double *y = malloc((w->n ? w->n : 1) * sizeof(*y));
-    if (!y)
-        return TSYNC_ENOMEM;
-    for (size_t i = 0; i < w->n; i++) {
-        size_t from = i > SMOOTH ? i - SMOOTH : 0, to = i + SMOOTH < w->n ? i + SMOOTH : w->n - 1;
-        long double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, d;
-        for (size_t j = from; j <= to; j++) {
-            long double dx = (long double)(w->v[j].x - w->v[i].x), dy = w->v[j].y - w->v[i].y;
-            n += 1;
-            sx += dx;
-            sy += dy;
-            sxx += dx * dx;
-            sxy += dx * dy;
-        }
-        d = n * sxx - sx * sx;
-        /* The fitted line's value at the window (dx = 0): its intercept. */
-        y[i] = w->v[i].y + (d > 0 ? (sy * sxx - sx * sxy) / d : sy / n);
+    size_t n = w->n, h, from, to;
+    struct sums *own, *prefix;
+    long double *y, *b, a0, y0;
+    int rc = TSYNC_ENOMEM;
+    if (n < 2)
+        return 0;
+    own = malloc(n * sizeof(*own));
+    prefix = calloc(n + 1, sizeof(*prefix));
+    y = malloc(n * sizeof(*y));
+    b = malloc(n * sizeof(*b));
+    if (!own || !prefix || !y || !b)
+        goto out;
+    a0 = w->v[0].a;
+    y0 = w->v[0].y;
+    for (size_t i = 0; i < n; i++) {
+        long double dx = (long double)(w->v[i].x - w->v[0].x);
+        own[i].n = 1;
+        own[i].x = dx / 1e9L;
+        own[i].y = w->v[i].y - y0 - a0 * dx;
+        own[i].xx = own[i].x * own[i].x;
+        own[i].xy = own[i].x * own[i].y;
+        prefix[i + 1] = prefix[i];
+        sums_add(&prefix[i + 1], &own[i], 1);
     }
-    for (size_t i = 0; i < w->n; i++)
-        w->v[i].y = y[i];
+    h = best_span(prefix, own, n);
+    for (size_t i = 0; i < n; i++) {
+        span(n, i, h, &from, &to);
+        y[i] = fitted(prefix, own, from, to, i, 0, &b[i]);
+        b[i] = to > from ? b[i] : NAN;
+    }
+    for (size_t i = 0; i < n; i++) {
+        w->v[i].y = y[i] + y0 + a0 * (long double)(w->v[i].x - w->v[0].x);
+        if (!isnan(b[i]))
+            w->v[i].a = a0 + b[i] / 1e9L;
+    }
+    rc = 0;
+out:
+    free(own);
+    free(prefix);
     free(y);
-    return 0;
+    free(b);
+    return rc;
 }
 
 /* A piece's slope is good enough to detrend windows when its extreme lines differ
