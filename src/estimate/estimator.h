@@ -234,10 +234,11 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
 void tsync__pair_fit_free(struct tsync__pair_fit *fit);
 
 /* The windows of a pair's one-way samples (each kind sorted by x), each detrended
- * by the slope of the piece of ps it starts in, a window at most max_width long.
- * 0 or TSYNC_ENOMEM (w empty). */
+ * by the slope of the piece of ps it starts in, a window at most `width` long (up to
+ * three times that for a pair whose messages are too few to fill it). None where
+ * they lie far apart. 0 or TSYNC_ENOMEM (w empty). */
 int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samples *s,
-                         const struct tsync__pieces *ps, int64_t max_width);
+                         const struct tsync__pieces *ps, int64_t width);
 void tsync__windows_free(struct tsync__windows *w);
 
 /* The envelope of a pair's one-way samples (each kind sorted by x) for the pieces

@@ -46,6 +46,8 @@
 #define SMOOTH_MIN 2           /* neighbours on each side in the smoothing line, */
 #define SMOOTH_MAX 1024        /* ... at least and at most */
 #define WIDE 1.5L              /* x the median band: a window of delayed messages */
+#define SPARSE 2.0L            /* x the longest window: the median gap between windows */
+#define STRETCH 3              /* a pair's longest window, at most x the one asked for */
 
 /* A window being filled. */
 struct acc {
@@ -78,6 +80,26 @@ static int width_cmp(const void *pa, const void *pb)
 {
     long double a = *(const long double *)pa, b = *(const long double *)pb;
     return a < b ? -1 : a > b;
+}
+
+/* Gives up a pair's windows when the typical gap between them is longer than
+ * SPARSE windows: where messages come in bursts minutes apart, a line through a few
+ * windows cuts across the clock's bends, tens of microseconds off (16 nodes of one
+ * rank over half an hour), and the hull's pieces do better. */
+static int drop_sparse(struct tsync__windows *w)
+{
+    long double *gap;
+    if (w->n < 2)
+        return 0;
+    if (!(gap = malloc((w->n - 1) * sizeof(*gap))))
+        return TSYNC_ENOMEM;
+    for (size_t i = 1; i < w->n; i++)
+        gap[i - 1] = (long double)(w->v[i].x - w->v[i - 1].x);
+    qsort(gap, w->n - 1, sizeof(*gap), width_cmp);
+    if (gap[(w->n - 1) / 2] > SPARSE * (long double)w->max_width)
+        w->n = 0;
+    free(gap);
+    return 0;
 }
 
 /* Leaves out the windows whose band is wider than WIDE times the median. */
@@ -242,10 +264,29 @@ static long double detrend_slope(const struct tsync__pieces *ps, size_t k)
     return ps->v[k].a;
 }
 
+/* How long a window may grow: long enough for a pair's typical rate of messages to
+ * fill it twice over (WINDOW_SAMPLES each way), from `width` up to STRETCH times it.
+ * A pair that exchanges a message a second each way gets windows of 15 s, where 5 s
+ * would cut every window short and leave the pair none; a busy pair keeps short
+ * windows, which bend less with the clock. */
+static int64_t window_width(const struct tsync__pair_samples *s, int64_t width)
+{
+    size_t fewer = s->n_above < s->n_below ? s->n_above : s->n_below;
+    long double span, fill;
+    if (!fewer)
+        return width;
+    span = (long double)(s->above[s->n_above - 1].x > s->below[s->n_below - 1].x
+                             ? s->above[s->n_above - 1].x : s->below[s->n_below - 1].x) -
+           (long double)(s->above[0].x < s->below[0].x ? s->above[0].x : s->below[0].x);
+    fill = 2 * WINDOW_SAMPLES * span / (long double)fewer;
+    return fill <= width ? width : fill >= STRETCH * width ? STRETCH * width : (int64_t)fill;
+}
+
 int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samples *s,
-                         const struct tsync__pieces *ps, int64_t max_width)
+                         const struct tsync__pieces *ps, int64_t width)
 {
     size_t ia = 0, ib = 0, cap = 0, k = 0;
+    int64_t max_width = window_width(s, width);
     struct acc a;
     int open = 0, rc;
     memset(w, 0, sizeof(*w));
@@ -287,7 +328,7 @@ int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samp
     if (open && a.n_above >= WINDOW_SAMPLES_MIN && a.n_below >= WINDOW_SAMPLES_MIN &&
         (rc = close_window(w, &a, &cap)))
         goto fail;
-    if ((rc = drop_wide(w)) || (rc = smooth(w)))
+    if ((rc = drop_wide(w)) || (rc = drop_sparse(w)) || (rc = smooth(w)))
         goto fail;
     return 0;
 fail:
