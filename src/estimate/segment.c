@@ -411,16 +411,33 @@ static long double bend_eval(const struct bend *bd, const struct tsync__piece *v
 }
 
 /* A loose piece's value at x from its settled neighbours' curves, blended between
- * their centres when it has two. */
+ * their centres when it has two, and with its own line by how far each can be off:
+ * the curve by as much as a drift changing by `wander` per tick bends away from it
+ * over the distance t to the nearest neighbour's samples (wander t^2 / 2), the line
+ * by half the piece's range at x. Next to its neighbours a loose piece takes their
+ * curve; minutes away, where its own samples are ClockOffset records measured at
+ * MPI_Finalize after a sleep, it takes its own line through them. */
 static long double borrowed(const struct bend *bd, const struct tsync__piece *v, size_t np,
-                            size_t k, long double x)
+                            size_t k, long double x, double wander)
 {
     int l = k > 0 && bd[k - 1].settled, r = k + 1 < np && bd[k + 1].settled;
-    long double w;
-    if (!l || !r)
-        return bend_curve(bd, v, l ? k - 1 : k + 1, x);
-    w = (x - bd[k - 1].c) / (bd[k + 1].c - bd[k - 1].c);
-    return (1 - w) * bend_curve(bd, v, k - 1, x) + w * bend_curve(bd, v, k + 1, x);
+    long double w, curve, t, m, u, lo, hi;
+    if (!l || !r) {
+        curve = bend_curve(bd, v, l ? k - 1 : k + 1, x);
+        t = l ? x - (long double)v[k - 1].x_last : (long double)v[k + 1].x_first - x;
+    } else {
+        w = (x - bd[k - 1].c) / (bd[k + 1].c - bd[k - 1].c);
+        curve = (1 - w) * bend_curve(bd, v, k - 1, x) + w * bend_curve(bd, v, k + 1, x);
+        t = fminl(x - (long double)v[k - 1].x_last, (long double)v[k + 1].x_first - x);
+    }
+    m = (long double)wander * t * t / 2;
+    v[k].range(&v[k], (tsync_time)llroundl(x), &lo, &hi);
+    u = (hi - lo) / 2;
+    if (!(m > 0) || !(u > 0) || !isfinite(u))
+        return curve;
+    /* Weights 1/m^2 and 1/u^2, written so that neither overflows. */
+    w = u * u / (u * u + m * m);
+    return w * curve + (1 - w) * bend_curve(bd, v, k, x);
 }
 
 /* The x of piece k's i-th drawn point of `steps`. */
@@ -437,7 +454,7 @@ static tsync_time step_x(const struct tsync__piece *p, int i, int steps)
 }
 
 /* Marks the loose pieces whose settled neighbours' curve lies in their range. */
-static void borrows_init(struct bend *bd, const struct tsync__piece *v, size_t np)
+static void borrows_init(struct bend *bd, const struct tsync__piece *v, size_t np, double wander)
 {
     for (size_t k = 0; k < np; k++) {
         if (bd[k].settled || !((k > 0 && bd[k - 1].settled) || (k + 1 < np && bd[k + 1].settled)))
@@ -445,7 +462,8 @@ static void borrows_init(struct bend *bd, const struct tsync__piece *v, size_t n
         bd[k].borrow = 1;
         for (int i = 0; i <= BEND_STEPS && bd[k].borrow; i++) {
             tsync_time x = step_x(&v[k], i, BEND_STEPS);
-            long double y = borrowed(bd, v, np, k, (long double)x) - (long double)v[k].y0, lo, hi;
+            long double y = borrowed(bd, v, np, k, (long double)x, wander) - (long double)v[k].y0,
+                        lo, hi;
             v[k].range(&v[k], x, &lo, &hi);
             bd[k].borrow = y >= lo && y <= hi;
         }
@@ -533,7 +551,8 @@ static long double bent_value(const struct join *j, size_t k, long double x)
 {
     const struct tsync__piece *v = j->fit->pieces.v;
     size_t np = j->fit->pieces.n;
-    return j->bd[k].borrow ? borrowed(j->bd, v, np, k, x) : bend_eval(j->bd, v, np, k, x);
+    return j->bd[k].borrow ? borrowed(j->bd, v, np, k, x, j->fit->wander)
+                           : bend_eval(j->bd, v, np, k, x);
 }
 
 /* The joined estimate at x, inside or next to piece k: among a piece's samples the
@@ -567,7 +586,7 @@ static int join_all(struct tsync__pwl *out, const struct tsync__pair_fit *fit, t
         return TSYNC_ENOMEM;
     }
     bends_init(bd, v, np);
-    borrows_init(bd, v, np);
+    borrows_init(bd, v, np, fit->wander);
     wspans_init(ws, fit);
     if (from < v[0].x_first)
         add_point(out, fit, 0, 0, from, piece_value(&j, 0, (long double)from));
