@@ -50,6 +50,7 @@ struct tsync_packet_rec {
     uint64_t idx;        /* the packet's event */
     tsync_loc loc;       /* its capture */
     uint32_t src, dst;
+    uint32_t flow;       /* the matcher's own (0 from the reader): match/packets.c */
 };
 
 struct tsync_match_input {

@@ -1,0 +1,113 @@
+/* radix.c - in-place most-significant-digit radix sort ("American flag sort",
+ * McIlroy, Bostic and McIlroy, Engineering Radix Sort, 1993).
+ *
+ * Each pass counts the records per value of one 8-bit digit of the key, from the
+ * top, and moves every record into its digit's range by swaps (each swap puts one
+ * record in place for good); each range then goes on with the next digit. Ranges
+ * of a few dozen records are finished by insertion sort with the caller's
+ * comparison, which also orders records of equal keys; a larger range whose keys
+ * have no digit left is all one key, and goes to qsort. The first digit is the one
+ * that holds the highest set bit of the largest key, so that small keys (event
+ * numbers) take no passes over digits that are zero everywhere.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/radix.h"
+
+#define DIGIT_BITS 8
+#define DIGITS (1u << DIGIT_BITS)
+#define SMALL 32 /* ranges this short are insertion-sorted */
+
+struct job {
+    size_t size;
+    tsync__radix_key_fn key;
+    const void *arg;
+    int (*cmp)(const void *, const void *);
+};
+
+static void swap(unsigned char *a, unsigned char *b, size_t size)
+{
+    unsigned char t[TSYNC__RADIX_MAX_SIZE];
+    memcpy(t, a, size);
+    memcpy(a, b, size);
+    memcpy(b, t, size);
+}
+
+static void insertion_sort(unsigned char *b, size_t n, const struct job *j)
+{
+    unsigned char t[TSYNC__RADIX_MAX_SIZE];
+    size_t size = j->size;
+    for (size_t i = 1; i < n; i++) {
+        size_t k = i;
+        if (j->cmp(b + (i - 1) * size, b + i * size) <= 0)
+            continue;
+        memcpy(t, b + i * size, size);
+        while (k > 0 && j->cmp(b + (k - 1) * size, t) > 0) {
+            memcpy(b + k * size, b + (k - 1) * size, size);
+            k--;
+        }
+        memcpy(b + k * size, t, size);
+    }
+}
+
+/* Sorts b[0, n), whose keys agree above bit shift + DIGIT_BITS (shift < 0: on all
+ * bits). */
+static void sort_range(unsigned char *b, size_t n, int shift, const struct job *j)
+{
+    size_t count[DIGITS], next[DIGITS], end[DIGITS], size = j->size;
+    for (; shift >= 0; shift -= DIGIT_BITS) {
+        size_t at = 0, used = 0;
+        if (n <= SMALL) {
+            insertion_sort(b, n, j);
+            return;
+        }
+        memset(count, 0, sizeof(count));
+        for (size_t i = 0; i < n; i++)
+            count[(j->key(b + i * size, j->arg) >> shift) & (DIGITS - 1)]++;
+        for (unsigned d = 0; d < DIGITS; d++) {
+            next[d] = at;
+            at += count[d];
+            end[d] = at;
+            used += count[d] != 0;
+        }
+        if (used == 1)
+            continue;   /* one value of this digit everywhere: the next digit */
+        for (unsigned d = 0; d < DIGITS; d++) {
+            while (next[d] < end[d]) {
+                unsigned char *x = b + next[d] * size;
+                unsigned dx = (unsigned)((j->key(x, j->arg) >> shift) & (DIGITS - 1));
+                if (dx == d)
+                    next[d]++;
+                else
+                    swap(x, b + next[dx]++ * size, size);
+            }
+        }
+        for (unsigned d = 0; d < DIGITS; d++)
+            if (count[d] > 1)
+                sort_range(b + (end[d] - count[d]) * size, count[d], shift - DIGIT_BITS, j);
+        return;
+    }
+    if (n <= SMALL)
+        insertion_sort(b, n, j);
+    else
+        qsort(b, n, size, j->cmp);   /* one key: cmp alone orders them */
+}
+
+void tsync__radix_sort(void *base, size_t n, size_t size, tsync__radix_key_fn key,
+                       const void *arg, int (*cmp)(const void *, const void *))
+{
+    struct job j = { size, key, arg, cmp };
+    uint64_t max = 0;
+    int top = 0;
+    if (n < 2)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = key((unsigned char *)base + i * size, arg);
+        if (k > max)
+            max = k;
+    }
+    while (top + DIGIT_BITS < 64 && (max >> (top + DIGIT_BITS)) != 0)
+        top += DIGIT_BITS;
+    sort_range(base, n, max ? top : -1, &j);
+}
