@@ -104,6 +104,12 @@ int tsync__match_ends(struct tsync_trace *t, struct tsync_match_input *in, tsync
  * each pair of hosts is summarized in a warning. Fails only on ENOMEM. */
 int tsync__match_packets(struct tsync_trace *t, struct tsync_match_input *in, tsync_ctx *ctx);
 
+/* The pairing stats of captures a and b, in either order (t->pairings, which
+ * tsync__match_packets leaves sorted by captures), or NULL when they share no
+ * traffic. */
+struct tsync__packet_pairing *tsync__packet_pairing_of(struct tsync_trace *t, tsync_loc a,
+                                                       tsync_loc b);
+
 /* Groups collective ends into instances: per communicator, the k-th call of every
  * member is instance k. Fills trace->collectives and trace->members. Warns about
  * members with missing calls or differing operations. Fails only on ENOMEM. */

@@ -189,7 +189,7 @@ static int64_t median(int64_t *v, size_t n)
 static struct tsync__packet_pairing *stats_of(struct tsync__packet_pairing **st, size_t *n,
                                               size_t *cap, tsync_loc p, tsync_loc q)
 {
-    struct tsync__packet_pairing s = { p, q, 0, 0, 0, 0 };
+    struct tsync__packet_pairing s = { p, q, 0, 0, 0, 0, 0, -1, -1 };
     for (size_t i = 0; i < *n; i++)
         if ((*st)[i].p == p && (*st)[i].q == q)
             return &(*st)[i];
@@ -315,10 +315,11 @@ static void report(const struct tsync_trace *t, const struct tsync__packet_pairi
     for (size_t i = 0; i < n_st; i++) {
         const struct tsync__packet_pairing *s = &st[i];
         tsync__warn(ctx, "%s and %s: %llu packet%s paired (%llu one way, %llu the other), %llu "
-                    "ambiguous key%s left out, %llu packet%s of undecided direction",
-                    t->locations[s->p].name, t->locations[s->q].name,
+                    "exchange%s, %llu ambiguous key%s left out, %llu packet%s of undecided "
+                    "direction", t->locations[s->p].name, t->locations[s->q].name,
                     (unsigned long long)s->paired, tsync__plural(s->paired, "s"),
                     (unsigned long long)s->p_to_q, (unsigned long long)(s->paired - s->p_to_q),
+                    (unsigned long long)s->exchanges, tsync__plural(s->exchanges, "s"),
                     (unsigned long long)s->ambiguous, tsync__plural(s->ambiguous, "s"),
                     (unsigned long long)s->undecided, tsync__plural(s->undecided, "s"));
     }
@@ -357,18 +358,13 @@ static int flow_stats(const struct flows *fl, const tsync_loc *owner,
 }
 
 /* A message per paired packet whose source a capture owns, from that capture to the
- * other, appended to t->messages (room made) and sorted by send event. */
-static int emit_messages(struct tsync_trace *t, const struct tsync_match_input *in,
-                         const struct flows *fl, const tsync_loc *owner)
+ * other, appended to t->messages (room made) and sorted by send event (number:
+ * each location's first event numbered across the locations). */
+static void emit_messages(struct tsync_trace *t, const struct tsync_match_input *in,
+                          const struct flows *fl, const tsync_loc *owner, const uint64_t *number)
 {
     const struct tsync_packet_rec *r = in->packets;
-    uint64_t *number = malloc(((size_t)t->n_locations + 1) * sizeof(*number));
     size_t first = t->n_messages;
-    if (!number)
-        return TSYNC_ENOMEM;
-    number[0] = 0;
-    for (tsync_loc l = 0; l < t->n_locations; l++)
-        number[l + 1] = number[l] + t->locations[l].n_events;
     for (size_t i = 0; i < in->n_packets; i++) {
         const struct flow *f = r[i].flow ? &fl->f[r[i].flow - 1] : NULL;
         if (f && (owner[f->src] == f->p || owner[f->src] == f->q)) {
@@ -381,8 +377,84 @@ static int emit_messages(struct tsync_trace *t, const struct tsync_match_input *
     }
     tsync__radix_sort(t->messages + first, t->n_messages - first, sizeof(*t->messages),
                       message_key, number, message_cmp);
-    free(number);
-    return TSYNC_OK;
+}
+
+/* A message's receive event, numbered across the locations, for sorting by it. */
+struct arrival {
+    uint64_t key;
+    size_t m;
+};
+
+static uint64_t arrival_key(const void *a, const void *arg)
+{
+    (void)arg;
+    return ((const struct arrival *)a)->key;
+}
+
+static int arrival_cmp(const void *pa, const void *pb)
+{
+    const struct arrival *a = pa, *b = pb;
+    return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* Seed 003's exchanges of each pair of captures, counted as estimate/samples.c forms
+ * them for the regression (every receive of a capture is prompt): on the answering
+ * capture's clock, a packet that arrives from the other and the next packet it
+ * sends back before another arrives from there, with the answer received after the
+ * first was sent. The messages from t->messages[first] on are sorted by send event,
+ * so each capture's answers are in order; its arrivals are sorted here. */
+static int count_exchanges(struct tsync_trace *t, size_t first, const uint64_t *number)
+{
+    const struct tsync_message *m = t->messages;
+    size_t n = t->n_messages - first, a = first, b = 0, nl = t->n_locations ? t->n_locations : 1;
+    struct arrival *in = tsync__alloc_array(n, sizeof(*in));
+    size_t *pending = malloc(nl * sizeof(*pending));
+    uint64_t *count = calloc(nl, sizeof(*count));
+    int rc = in && pending && count ? TSYNC_OK : TSYNC_ENOMEM;
+    for (size_t i = 0; rc == TSYNC_OK && i < n; i++)
+        in[i] = (struct arrival){ number[m[first + i].recv_loc] + m[first + i].recv_idx, first + i };
+    if (rc == TSYNC_OK)
+        tsync__radix_sort(in, n, sizeof(*in), arrival_key, NULL, arrival_cmp);
+    for (tsync_loc j = 0; rc == TSYNC_OK && j < t->n_locations; j++) {
+        const tsync_time *tj = t->locations[j].time;
+        size_t a_end = a, b_end = b;
+        while (a_end < t->n_messages && m[a_end].send_loc == j)
+            a_end++;
+        while (b_end < n && m[in[b_end].m].recv_loc == j)
+            b_end++;
+        for (tsync_loc i = 0; i < t->n_locations; i++)
+            pending[i] = SIZE_MAX;
+        while (a < a_end || b < b_end) {
+            if (b < b_end && (a == a_end || tj[m[in[b].m].recv_idx] <= tj[m[a].send_idx])) {
+                pending[m[in[b].m].send_loc] = in[b].m;   /* a ping arrives (first on ties) */
+                b++;
+            } else {
+                const struct tsync_message *y = &m[a++];
+                size_t x = pending[y->recv_loc];
+                const tsync_time *ti = t->locations[y->recv_loc].time;
+                if (x != SIZE_MAX && ti[y->recv_idx] >= ti[m[x].send_idx])
+                    count[y->recv_loc]++;
+                pending[y->recv_loc] = SIZE_MAX;
+            }
+        }
+        for (tsync_loc i = 0; i < t->n_locations; i++) {
+            struct tsync__packet_pairing *ps = count[i] ? tsync__packet_pairing_of(t, i, j) : NULL;
+            if (ps)
+                ps->exchanges += count[i];
+            count[i] = 0;
+        }
+    }
+    free(in);
+    free(pending);
+    free(count);
+    return rc;
+}
+
+struct tsync__packet_pairing *tsync__packet_pairing_of(struct tsync_trace *t, tsync_loc a,
+                                                       tsync_loc b)
+{
+    struct tsync__packet_pairing key = { a < b ? a : b, a < b ? b : a, 0, 0, 0, 0, 0, 0, 0 };
+    return bsearch(&key, t->pairings, t->n_pairings, sizeof(key), stats_cmp);
 }
 
 int tsync__match_packets(struct tsync_trace *t, struct tsync_match_input *in, tsync_ctx *ctx)
@@ -392,7 +464,8 @@ int tsync__match_packets(struct tsync_trace *t, struct tsync_match_input *in, ts
     struct vote *votes = NULL;
     tsync_loc *owner = NULL;
     int64_t *d = NULL;
-    size_t n_st = 0, cap_st = 0, n_votes = 0, cap_msg = t->n_messages, n_twice = 0, n_paired;
+    size_t n_st = 0, cap_st = 0, n_votes = 0, cap_msg = t->n_messages, n_twice = 0, n_paired, first;
+    uint64_t *number = NULL;
     uint64_t once = 0, same_host = 0, ambiguous = 0;
     uint32_t n_addr = 0;
     int rc;
@@ -430,20 +503,31 @@ int tsync__match_packets(struct tsync_trace *t, struct tsync_match_input *in, ts
     if ((rc = flow_stats(&fl, owner, &st, &n_st, &cap_st, &n_paired)) ||
         tsync__reserve((void **)&t->messages, &cap_msg, t->n_messages + n_paired,
                        sizeof(*t->messages)) ||
-        (rc = emit_messages(t, in, &fl, owner))) {
+        !(number = malloc(((size_t)t->n_locations + 1) * sizeof(*number)))) {
         rc = TSYNC_ENOMEM;
         goto out;
     }
+    number[0] = 0;
+    for (tsync_loc l = 0; l < t->n_locations; l++)
+        number[l + 1] = number[l] + t->locations[l].n_events;
+    first = t->n_messages;
+    emit_messages(t, in, &fl, owner, number);
+    free(in->packets);   /* done with: the exchanges need the messages only */
+    in->packets = NULL;
+    in->n_packets = in->cap_packets = 0;
     if (n_st > 1)
         qsort(st, n_st, sizeof(*st), stats_cmp);
-    report(t, st, n_st, once, same_host, ambiguous, ctx);
     free(t->pairings);
     t->pairings = st;   /* for the sync report */
     t->n_pairings = n_st;
     st = NULL;
+    if ((rc = count_exchanges(t, first, number)))
+        goto out;
+    report(t, t->pairings, t->n_pairings, once, same_host, ambiguous, ctx);
 out:
     free(fl.f);
     free(fl.slot);
+    free(number);
     free(d);
     free(st);
     free(votes);
