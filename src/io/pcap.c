@@ -488,6 +488,7 @@ struct replay {
     pcap_t *dead;
     pcap_dumper_t *d;
     char *wbuf;
+    size_t unsynced;  /* bytes dumped since the last tsync__write_back */
     char *final;      /* the output's path in OUTDIR, for errors */
 };
 
@@ -620,6 +621,10 @@ static int merge_next(void *payload, struct tsync__pcapng_packet *p, tsync_ctx *
         out.ts.tv_sec = (time_t)(now / 1000000000);
         out.ts.tv_usec = (suseconds_t)(now % 1000000000);
         pcap_dump((unsigned char *)r->d, &out, data);   /* errors: at output_close */
+        if ((r->unsynced += 16 + h->caplen) >= TSYNC__WRITE_BACK) {
+            tsync__write_back(pcap_dump_file(r->d));
+            r->unsynced = 0;
+        }
     }
     *p = (struct tsync__pcapng_packet){ now, data, h->caplen, h->len };
     return 1;
