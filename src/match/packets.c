@@ -26,9 +26,9 @@
  * they were sent, as for any trace.
  *
  * Speed: the records are sorted by key in place (util/radix.h), every paired key's
- * flow (its captures and addresses) is found in a hash table, each flow's median
- * difference is selected rather than sorted for, and the messages are sorted by
- * their send event the same way: O(n) passes, no qsort over all packets.
+ * flow (its captures and addresses) is found in a hash table, and each flow's
+ * differences, the messages (by send event) and the arrivals (by receive event) are
+ * radix-sorted the same way: O(n) passes, no qsort over all packets.
  *
  * Memory: the reader's 32-byte record per TCP or UDP packet while matching, 8 bytes
  * per paired packet (its difference) during the vote, then 24 bytes per message
@@ -158,31 +158,17 @@ static uint32_t flow_of(struct flows *fl, tsync_loc p, tsync_loc q, uint32_t src
     return (uint32_t)fl->n;
 }
 
-/* The value of rank n / 2 of v[0, n) (n > 0), as v sorted would hold it there; v is
- * reordered (Hoare's selection as Wirth writes it, with a median of three pivot). */
-static int64_t median(int64_t *v, size_t n)
+/* A difference as an unsigned key of the same order, for the radix sort. */
+static uint64_t diff_key(const void *v, const void *arg)
 {
-    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, k = (ptrdiff_t)(n / 2);
-    while (lo < hi) {
-        ptrdiff_t i = lo, j = hi;
-        int64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi], x, t;
-        x = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-        do {
-            while (v[i] < x)
-                i++;
-            while (x < v[j])
-                j--;
-            if (i <= j) {
-                t = v[i], v[i] = v[j], v[j] = t;
-                i++, j--;
-            }
-        } while (i <= j);
-        if (j < k)
-            lo = i;
-        if (k < i)
-            hi = j;
-    }
-    return v[k];
+    (void)arg;
+    return (uint64_t)*(const int64_t *)v ^ (uint64_t)1 << 63;
+}
+
+static int diff_cmp(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return a < b ? -1 : a > b;
 }
 
 /* The stats of captures p < q, added if new; NULL when out of memory. */
@@ -302,8 +288,11 @@ static void flow_medians(const struct tsync_trace *t, const struct tsync_match_i
                                         t->locations[r[i + 1].loc].time[r[i + 1].idx];
         }
     }
-    for (size_t f = 0; f < fl->n; f++)
-        fl->f[f].median = median(d + fl->f[f].first, fl->f[f].n);
+    for (size_t f = 0; f < fl->n; f++) {
+        int64_t *v = d + fl->f[f].first;
+        tsync__radix_sort(v, fl->f[f].n, sizeof(*v), diff_key, NULL, diff_cmp);
+        fl->f[f].median = v[fl->f[f].n / 2];
+    }
 }
 
 static void report(const struct tsync_trace *t, const struct tsync__packet_pairing *st,
