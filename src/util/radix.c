@@ -32,40 +32,46 @@ struct job {
     int (*cmp)(const void *, const void *);
 };
 
-/* Records are mostly a multiple of 8 bytes long: swapped a word at a time, which
- * the compiler keeps inline, where a memcpy of a size it does not know is a call. */
-static void swap(unsigned char *a, unsigned char *b, size_t size)
+/* memcpy of a record: a word at a time where its size is a multiple of 8 bytes (as
+ * most are), which the compiler keeps inline, where a memcpy of a size it does not
+ * know is a call. */
+static void copy(unsigned char *to, const unsigned char *from, size_t size)
 {
-    unsigned char t[TSYNC__RADIX_MAX_SIZE];
     if (size % 8 == 0) {
         for (size_t i = 0; i < size; i += 8) {
-            uint64_t x, y;
-            memcpy(&x, a + i, 8);
-            memcpy(&y, b + i, 8);
-            memcpy(a + i, &y, 8);
-            memcpy(b + i, &x, 8);
+            uint64_t x;
+            memcpy(&x, from + i, 8);
+            memcpy(to + i, &x, 8);
         }
         return;
     }
-    memcpy(t, a, size);
-    memcpy(a, b, size);
-    memcpy(b, t, size);
+    memcpy(to, from, size);
 }
 
+static void swap(unsigned char *a, unsigned char *b, size_t size)
+{
+    unsigned char t[TSYNC__RADIX_MAX_SIZE];
+    copy(t, a, size);
+    copy(a, b, size);
+    copy(b, t, size);
+}
+
+/* Insertion sort, comparing the keys first: cmp only for records of one key. */
 static void insertion_sort(unsigned char *b, size_t n, const struct job *j)
 {
     unsigned char t[TSYNC__RADIX_MAX_SIZE];
     size_t size = j->size;
     for (size_t i = 1; i < n; i++) {
+        uint64_t key = j->key(b + i * size, j->arg), other;
         size_t k = i;
-        if (j->cmp(b + (i - 1) * size, b + i * size) <= 0)
-            continue;
-        memcpy(t, b + i * size, size);
-        while (k > 0 && j->cmp(b + (k - 1) * size, t) > 0) {
-            memcpy(b + k * size, b + (k - 1) * size, size);
+        while (k > 0 && ((other = j->key(b + (k - 1) * size, j->arg)) > key ||
+                         (other == key && j->cmp(b + (k - 1) * size, b + i * size) > 0)))
             k--;
-        }
-        memcpy(b + k * size, t, size);
+        if (k == i)
+            continue;
+        copy(t, b + i * size, size);
+        memmove(b + (k + 1) * size, b + k * size, (i - k) * size);
+        copy(b + k * size, t, size);
     }
 }
 
