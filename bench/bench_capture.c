@@ -1,6 +1,8 @@
 /* bench_capture.c - `tracesync sync` on two packet captures of PACKETS packets a host,
  * against the floor: mergecap (wireshark-common) merging the same two files by their
- * timestamps, without clock correction.
+ * timestamps, without clock correction. `tracesync check` (read, pair, check) and
+ * `tracesync estimate` (read, pair, estimate) on the same files show what the
+ * stages before the write take.
  *
  * Usage: bench_capture TRACESYNC [PACKETS] [DIR] [SNAPLEN]
  *        (default 1000000 packets a host in ./bench-capture, snaplen 128)
@@ -143,8 +145,12 @@ int main(int argc, char **argv)
     make_capture(server, 0, n, snaplen);
     make_capture(client, 1, n, snaplen);
     {
+        char *check[] = { argv[1], "check", "-q", server, client, NULL };
+        char *estimate[] = { argv[1], "estimate", "-q", server, client, NULL };
         char *sync[] = { argv[1], "sync", "-q", server, client, "-o", out, NULL };
         char *mergecap[] = { "mergecap", "-w", merged, server, client, NULL };
+        run("check", check, 2 * n);
+        run("estimate", estimate, 2 * n);
         run("sync", sync, 2 * n);
         run("mergecap", mergecap, 2 * n);
     }

@@ -41,12 +41,16 @@
  * no capture's clock is that far behind. */
 #define BASE_MARGIN ((tsync_time)1 << 59)
 
+/* The stdio buffer of a capture read or written: large reads and writes. */
+#define IO_BUF ((size_t)256 << 10)
+
 /* How many payload bytes of a UDP datagram its key hashes. */
 #define UDP_HASHED 32
 
 struct capture {
     char *path, *host;
     pcap_t *p;
+    char *buf;        /* p's read buffer */
     int link;
     uint32_t node;
 };
@@ -87,41 +91,66 @@ static int link_supported(int link)
            link == DLT_RAW || link == DLT_IPV4 || link == DLT_IPV6;
 }
 
-static void pcap_close_reader(void *r)
-{
-    struct pcap_state *st = r;
-    if (!st)
-        return;
-    for (size_t i = 0; i < st->n; i++) {
-        if (st->cap[i].p)
-            pcap_close(st->cap[i].p);
-        free(st->cap[i].path);
-        free(st->cap[i].host);
-    }
-    free(st->cap);
-    free(st->addr);
-    free(st);
-}
-
-/* Opens one capture for reading with nanosecond stamps; fails naming the file. */
-static int open_capture(pcap_t **out, const char *path, tsync_ctx *ctx)
+/* Opens one capture for reading with nanosecond stamps, through a FILE with a
+ * buffer of IO_BUF bytes (*buf, freed by close_capture): libpcap reads each packet
+ * with two freads, which stdio's default buffer turns into a read(2) every 4 KiB.
+ * Fails naming the file. */
+static int open_capture(pcap_t **out, char **buf, const char *path, tsync_ctx *ctx)
 {
     char err[PCAP_ERRBUF_SIZE] = "";
-    pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
-    int link;
-    if (!p)
-        return tsync__fail(ctx, errno == ENOENT ? TSYNC_EIO : TSYNC_EFORMAT,
+    FILE *f = fopen(path, "rb");
+    int link, e = f ? 0 : errno;
+    pcap_t *p = NULL;
+    *buf = NULL;
+    if (!f)
+        snprintf(err, sizeof(err), "%s: %s", path, strerror(e));
+    else if (!(*buf = malloc(IO_BUF)))
+        snprintf(err, sizeof(err), "%s", strerror(ENOMEM));
+    else if (setvbuf(f, *buf, _IOFBF, IO_BUF) == 0)
+        p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, err);
+    if (!p) {
+        if (f)
+            fclose(f);
+        free(*buf);
+        *buf = NULL;
+        return tsync__fail(ctx, !f && e == ENOENT ? TSYNC_EIO : TSYNC_EFORMAT,
                            "%s: not a readable packet capture: %s", path, err);
+    }
     link = pcap_datalink(p);
     if (!link_supported(link)) {
         const char *name = pcap_datalink_val_to_name(link);
         pcap_close(p);
+        free(*buf);
+        *buf = NULL;
         return tsync__fail(ctx, TSYNC_EUNSUPPORTED, "%s: link type %d (%s) is not supported "
                            "(tracesync reads Ethernet, Linux cooked SLL and SLL2, and raw IP)",
                            path, link, name ? name : "unknown");
     }
     *out = p;
     return TSYNC_OK;
+}
+
+/* Closes a capture open_capture opened (p may be NULL). */
+static void close_capture(pcap_t *p, char *buf)
+{
+    if (p)
+        pcap_close(p);   /* closes the FILE, which used buf */
+    free(buf);
+}
+
+static void pcap_close_reader(void *r)
+{
+    struct pcap_state *st = r;
+    if (!st)
+        return;
+    for (size_t i = 0; i < st->n; i++) {
+        close_capture(st->cap[i].p, st->cap[i].buf);
+        free(st->cap[i].path);
+        free(st->cap[i].host);
+    }
+    free(st->cap);
+    free(st->addr);
+    free(st);
 }
 
 static tsync_time stamp(const struct pcap_pkthdr *h)
@@ -135,13 +164,14 @@ static int time_base(tsync_time *base, const char *path, tsync_ctx *ctx)
     struct pcap_pkthdr *h;
     const unsigned char *data;
     pcap_t *p;
-    int rc = open_capture(&p, path, ctx);
+    char *buf;
+    int rc = open_capture(&p, &buf, path, ctx);
     if (rc)
         return rc;
     *base = 0;
     if (pcap_next_ex(p, &h, &data) == 1 && stamp(h) > BASE_MARGIN)
         *base = (stamp(h) - BASE_MARGIN) / 1000000000 * 1000000000;
-    pcap_close(p);
+    close_capture(p, buf);
     return TSYNC_OK;
 }
 
@@ -162,7 +192,7 @@ static int pcap_open_set(void **out, const char *const *paths, const char *const
         struct capture *c = &st->cap[i];
         if (!(c->path = strdup(paths[i])) || !(c->host = strdup(hosts[i])))
             rc = tsync__oom(ctx);
-        else if (!(rc = open_capture(&c->p, paths[i], ctx)))
+        else if (!(rc = open_capture(&c->p, &c->buf, paths[i], ctx)))
             c->link = pcap_datalink(c->p);
     }
     if (rc == TSYNC_OK && n)
@@ -197,11 +227,36 @@ static int pcap_definitions(void *r, struct tsync_sink *sink)
     return rc;
 }
 
-static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)
+#define HASH_SEED 14695981039346656037ull
+
+/* Hashes n bytes into h eight at a time (a multiply and a shift per word, each a
+ * bijection of the word: two inputs that differ in one word never meet there). */
+static uint64_t hash_bytes(uint64_t h, const unsigned char *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
+    uint64_t w;
+    for (; n >= 8; p += 8, n -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    if (n) {
+        w = (uint64_t)n << 56;   /* the tail's length, then its bytes */
+        memcpy(&w, p, n);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
     return h;
+}
+
+/* The last step of a key: every bit of h reaches the top bits, which the pairing's
+ * sort looks at first (MurmurHash3's fmix64). */
+static uint64_t hash_final(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ h >> 33;
 }
 
 /* The id of an address, added if new; UINT32_MAX when out of memory. */
@@ -216,7 +271,7 @@ static uint32_t addr_id(struct pcap_state *st, const unsigned char a[16])
         for (size_t i = 0; i <= st->mask; i++) {
             if (!st->addr[i].id)
                 continue;
-            for (k = fnv(14695981039346656037ull, st->addr[i].a, 16) & (size - 1); slot[k].id;)
+            for (k = hash_bytes(HASH_SEED, st->addr[i].a, 16) & (size - 1); slot[k].id;)
                 k = (k + 1) & (size - 1);
             slot[k] = st->addr[i];
         }
@@ -224,7 +279,7 @@ static uint32_t addr_id(struct pcap_state *st, const unsigned char a[16])
         st->addr = slot;
         st->mask = size - 1;
     }
-    for (k = fnv(14695981039346656037ull, a, 16) & st->mask; st->addr[k].id; k = (k + 1) & st->mask)
+    for (k = hash_bytes(HASH_SEED, a, 16) & st->mask; st->addr[k].id; k = (k + 1) & st->mask)
         if (memcmp(st->addr[k].a, a, 16) == 0)
             return st->addr[k].id - 1;
     memcpy(st->addr[k].a, a, 16);
@@ -267,7 +322,7 @@ static int packet_key(const unsigned char *ip, size_t n, uint64_t *key, unsigned
     const unsigned char *l4;
     size_t hl, avail;
     uint32_t proto, len;   /* len: the transport header and payload, by the IP header */
-    uint64_t h = 14695981039346656037ull;
+    uint64_t h = HASH_SEED;
     if (n < 20)
         return 0;
     if (ip[0] >> 4 == 4) {
@@ -300,28 +355,27 @@ static int packet_key(const unsigned char *ip, size_t n, uint64_t *key, unsigned
     }
     l4 = ip + hl;
     avail = n > hl ? n - hl : 0;
-    h = fnv(h, src, 16);
-    h = fnv(h, dst, 16);
+    h = hash_bytes(h, src, 16);
+    h = hash_bytes(h, dst, 16);
     if (proto == 6 && avail >= 20 && len >= (uint32_t)(l4[12] >> 4) * 4) {
-        unsigned char k[8];
+        unsigned char k[16];
         uint32_t payload = len - (uint32_t)(l4[12] >> 4) * 4;
-        h = fnv(h, l4, 12);                /* ports, sequence and acknowledgement numbers */
-        k[0] = 6;
-        k[1] = l4[13];                     /* flags */
-        k[2] = (unsigned char)(payload >> 24);
-        k[3] = (unsigned char)(payload >> 16);
-        k[4] = (unsigned char)(payload >> 8);
-        k[5] = (unsigned char)payload;
-        *key = fnv(h, k, 6);
+        memcpy(k, l4, 12);                 /* ports, sequence and acknowledgement numbers */
+        k[12] = l4[13];                    /* flags */
+        k[13] = (unsigned char)(payload >> 16);
+        k[14] = (unsigned char)(payload >> 8);
+        k[15] = (unsigned char)payload;    /* below 2^16: IP lengths have 16 bits */
+        *key = hash_final(hash_bytes(h ^ 6, k, 16));
         return 1;
     }
     if (proto == 17 && avail >= 8 && len >= 8) {
+        unsigned char k[8 + UDP_HASHED];
         size_t hashed = len - 8 < UDP_HASHED ? len - 8 : UDP_HASHED;
         if (avail < 8 + hashed)
             return 0;   /* the bytes the key needs were not captured */
-        h = fnv(h, (const unsigned char *)"\x11", 1);
-        h = fnv(h, l4, 6);                 /* ports and length */
-        *key = fnv(h, l4 + 8, hashed);
+        memcpy(k, l4, 6);                  /* ports and length */
+        memcpy(k + 6, l4 + 8, hashed);
+        *key = hash_final(hash_bytes(h ^ 17, k, 6 + hashed));
         return 1;
     }
     return 0;
@@ -415,21 +469,46 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* A capture read again, each packet with its corrected time. */
+/* A capture read again, each packet with its corrected time, and written back as it
+ * is read: the merge into merged.pcapng (pcapng_merge.c) asks each capture for its
+ * packets in turn, and each packet it gets also goes to the capture's own output.
+ * One pass over the captures writes all the outputs. */
 struct replay {
     const struct tsync_trace *t;
     const tsync_timeline *tl;
     tsync_loc loc;
     pcap_t *in;
+    char *buf;        /* in's read buffer */
     uint64_t k;
     tsync_time last;  /* the time the packet before was read at */
+    /* The output: a pcapng capture through the project's writer, a pcap capture as
+     * nanosecond pcap through pcap_dump into a FILE with buffer wbuf. */
+    struct tsync__pcapng_writer *w;
+    uint32_t iface;
+    pcap_t *dead;
+    pcap_dumper_t *d;
+    char *wbuf;
+    size_t unsynced;  /* bytes dumped since the last tsync__write_back */
+    char *final;      /* the output's path in OUTDIR, for errors */
 };
 
 static int replay_open(struct replay *r, const struct tsync_trace *t, const tsync_timeline *tl,
                        tsync_loc loc, tsync_ctx *ctx)
 {
-    *r = (struct replay){ t, tl, loc, NULL, 0, INT64_MIN };
-    return open_capture(&r->in, t->locations[loc].name, ctx);
+    *r = (struct replay){ .t = t, .tl = tl, .loc = loc, .last = INT64_MIN };
+    return open_capture(&r->in, &r->buf, t->locations[loc].name, ctx);
+}
+
+static void replay_free(struct replay *r)
+{
+    tsync__pcapng_discard(r->w);
+    if (r->d)
+        pcap_dump_close(r->d);   /* closes the FILE, which used wbuf */
+    if (r->dead)
+        pcap_close(r->dead);
+    close_capture(r->in, r->buf);
+    free(r->wbuf);
+    free(r->final);
 }
 
 /* The next packet and its corrected time in nanoseconds since 1970 (a packet read
@@ -472,78 +551,83 @@ static uint16_t linktype(int dlt)
     return dlt == DLT_RAW ? 101 : (uint16_t)dlt;
 }
 
-/* Location `loc`'s capture again, each packet at its corrected time: a pcapng
- * capture as pcapng through the project's writer to OUTDIR/name, a pcap capture as
- * nanosecond pcap into `to` (final: its path in OUTDIR). */
-static int rewrite(const struct tsync_trace *t, const tsync_timeline *tl, tsync_loc loc,
-                   const char *outdir, const char *name, const char *to, const char *final,
-                   tsync_ctx *ctx)
+/* The output of r's capture, OUTDIR/name: a pcapng capture as pcapng through the
+ * project's writer, a pcap capture as nanosecond pcap into tmpdir/name. */
+static int output_open(struct replay *r, const char *outdir, const char *tmpdir, const char *name,
+                       tsync_ctx *ctx)
 {
-    const struct tsync_location *l = &t->locations[loc];
-    struct replay r;
-    pcap_t *dead = NULL;
-    pcap_dumper_t *d = NULL;
-    struct tsync__pcapng_writer *w = NULL;
-    struct pcap_pkthdr *h;
-    const unsigned char *data;
-    tsync_time now = 0;
-    uint32_t iface = 0;
-    int rc, got;
-    if ((rc = replay_open(&r, t, tl, loc, ctx)))
-        return rc;
-    if (is_pcapng(l->name)) {
-        if ((rc = tsync__pcapng_open(&w, outdir, name, ctx)) ||
-            (rc = tsync__pcapng_add_interface(w, linktype(pcap_datalink(r.in)),
-                                              (uint32_t)pcap_snapshot(r.in),
-                                              t->nodes[l->node].name, NULL, &iface)))
-            goto out;
-    } else if (!(dead = pcap_open_dead_with_tstamp_precision(pcap_datalink(r.in),
-                                                             pcap_snapshot(r.in),
-                                                             PCAP_TSTAMP_PRECISION_NANO))) {
-        rc = tsync__oom(ctx);
-        goto out;
-    } else if (!(d = pcap_dump_open(dead, to))) {
-        rc = tsync__fail(ctx, TSYNC_EIO, "%s: %s", final, pcap_geterr(dead));
-        goto out;
+    const struct tsync_location *l = &r->t->locations[r->loc];
+    char *to;
+    FILE *f;
+    int rc;
+    if (is_pcapng(l->name))
+        return (rc = tsync__pcapng_open(&r->w, outdir, name, ctx))
+                   ? rc
+                   : tsync__pcapng_add_interface(r->w, linktype(pcap_datalink(r->in)),
+                                                 (uint32_t)pcap_snapshot(r->in),
+                                                 r->t->nodes[l->node].name, NULL, &r->iface);
+    if (!(to = tsync__path_join(tmpdir, name)) || !(r->wbuf = malloc(IO_BUF)) ||
+        !(r->dead = pcap_open_dead_with_tstamp_precision(pcap_datalink(r->in),
+                                                         pcap_snapshot(r->in),
+                                                         PCAP_TSTAMP_PRECISION_NANO))) {
+        free(to);
+        return tsync__oom(ctx);
     }
-    while ((got = replay_next(&r, &h, &data, &now, ctx)) == 1) {
-        struct pcap_pkthdr out = *h;
-        if (w) {
-            if ((rc = tsync__pcapng_write_packet(w, iface, now, data, h->caplen, h->len)))
-                goto out;
-            continue;
-        }
-        out.ts.tv_sec = (time_t)(now / 1000000000);
-        out.ts.tv_usec = (suseconds_t)(now % 1000000000);
-        pcap_dump((unsigned char *)d, &out, data);
+    f = fopen(to, "wb");
+    free(to);
+    if (!f)
+        return tsync__fail(ctx, TSYNC_EIO, "%s: %s", r->final, strerror(errno));
+    setvbuf(f, r->wbuf, _IOFBF, IO_BUF);
+    if (!(r->d = pcap_dump_fopen(r->dead, f))) {
+        fclose(f);
+        return tsync__fail(ctx, TSYNC_EIO, "%s: %s", r->final, pcap_geterr(r->dead));
     }
-    if (got < 0)
-        rc = got;
-    else if (w) {
-        rc = tsync__pcapng_close(w);
-        w = NULL;
-    } else if (pcap_dump_flush(d) || ferror(pcap_dump_file(d)))
-        rc = tsync__fail(ctx, TSYNC_EIO, "%s: %s", final, strerror(errno));
-out:
-    tsync__pcapng_discard(w);
-    if (d)
-        pcap_dump_close(d);
-    if (dead)
-        pcap_close(dead);
-    pcap_close(r.in);
+    return TSYNC_OK;
+}
+
+/* Ends r's output: the last writes checked, a pcapng output finished into OUTDIR
+ * (or held), a pcap output flushed into tmpdir. Returns 0 or TSYNC_EIO. */
+static int output_close(struct replay *r, tsync_ctx *ctx)
+{
+    int rc = TSYNC_OK;
+    if (r->w) {
+        rc = tsync__pcapng_close(r->w);
+        r->w = NULL;
+    } else if (pcap_dump_flush(r->d) || ferror(pcap_dump_file(r->d))) {
+        rc = tsync__fail(ctx, TSYNC_EIO, "%s: %s", r->final, strerror(errno));
+    }
     return rc;
 }
 
-/* A merge input's next packet (pcapng_merge.c): the capture's, corrected. */
+/* A merge input's next packet (pcapng_merge.c): the capture's, corrected, written to
+ * the capture's output on the way; after the last one, the output is ended, so that
+ * a capture's failed write is reported before merged.pcapng's. */
 static int merge_next(void *payload, struct tsync__pcapng_packet *p, tsync_ctx *ctx)
 {
+    struct replay *r = payload;
     struct pcap_pkthdr *h = NULL;
     const unsigned char *data = NULL;
     tsync_time now = 0;
-    int got = replay_next(payload, &h, &data, &now, ctx);
-    if (got == 1)
-        *p = (struct tsync__pcapng_packet){ now, data, h->caplen, h->len };
-    return got;
+    int rc, got = replay_next(r, &h, &data, &now, ctx);
+    if (got == 0)
+        return output_close(r, ctx);   /* the capture's last packet is out */
+    if (got != 1)
+        return got;
+    if (r->w) {
+        if ((rc = tsync__pcapng_write_packet(r->w, r->iface, now, data, h->caplen, h->len)))
+            return rc;
+    } else {
+        struct pcap_pkthdr out = *h;
+        out.ts.tv_sec = (time_t)(now / 1000000000);
+        out.ts.tv_usec = (suseconds_t)(now % 1000000000);
+        pcap_dump((unsigned char *)r->d, &out, data);   /* errors: at output_close */
+        if ((r->unsynced += 16 + h->caplen) >= TSYNC__WRITE_BACK) {
+            tsync__write_back(pcap_dump_file(r->d));
+            r->unsynced = 0;
+        }
+    }
+    *p = (struct tsync__pcapng_packet){ now, data, h->caplen, h->len };
+    return 1;
 }
 
 /* Whether location `loc`'s host has other captures too. */
@@ -557,34 +641,27 @@ static int shares_host(const struct tsync_trace *t, tsync_loc loc)
 
 /* OUTDIR/merged.pcapng: every capture's packets in corrected time order, an
  * interface per capture (a host's captures may differ in link type) named by its
- * host, described by its file name where the host has several. */
-static int merge(const struct tsync_trace *t, const tsync_timeline *tl, const char *outdir,
+ * host, described by its file name where the host has several; each capture's own
+ * output on the way. */
+static int merge(const struct tsync_trace *t, struct replay *r, const char *outdir,
                  tsync_ctx *ctx)
 {
-    struct replay *r = calloc(t->n_locations, sizeof(*r));
     struct tsync__pcapng_input *in = calloc(t->n_locations, sizeof(*in));
-    uint32_t opened = 0;
-    int rc = TSYNC_OK;
-    if (!r || !in)
-        rc = tsync__oom(ctx);
-    for (; opened < t->n_locations && rc == TSYNC_OK; opened++) {
-        const struct tsync_location *l = &t->locations[opened];
-        if ((rc = replay_open(&r[opened], t, tl, opened, ctx)))
-            break;
-        in[opened] = (struct tsync__pcapng_input){
-            .linktype = linktype(pcap_datalink(r[opened].in)),
-            .snaplen = (uint32_t)pcap_snapshot(r[opened].in),
+    int rc;
+    if (!in)
+        return tsync__oom(ctx);
+    for (uint32_t i = 0; i < t->n_locations; i++) {
+        const struct tsync_location *l = &t->locations[i];
+        in[i] = (struct tsync__pcapng_input){
+            .linktype = linktype(pcap_datalink(r[i].in)),
+            .snaplen = (uint32_t)pcap_snapshot(r[i].in),
             .host = t->nodes[l->node].name,
-            .description = shares_host(t, opened) ? base_name(l->name) : NULL,
+            .description = shares_host(t, i) ? base_name(l->name) : NULL,
             .next = merge_next,
-            .payload = &r[opened],
+            .payload = &r[i],
         };
     }
-    if (rc == TSYNC_OK)
-        rc = tsync__pcapng_merge(outdir, in, t->n_locations, NULL, ctx);
-    while (opened-- > 0)
-        pcap_close(r[opened].in);
-    free(r);
+    rc = tsync__pcapng_merge(outdir, in, t->n_locations, NULL, ctx);
     free(in);
     return rc;
 }
@@ -595,12 +672,17 @@ static int pcap_write(const struct tsync_trace *t, const tsync_timeline *tl, con
                       tsync_ctx *ctx)
 {
     const char **names = calloc(t->n_locations, sizeof(*names));
+    struct replay *r = calloc(t->n_locations, sizeof(*r));
     struct tsync__held **held = tsync__ctx_held(ctx);
     int own = held && !*held;
-    char *tmpdir = NULL, *to = NULL, *final = NULL;
+    char *tmpdir = NULL;
+    uint32_t opened = 0;
     int rc = TSYNC_OK;
-    if (!names)
+    if (!names || !r) {
+        free(names);
+        free(r);
         return tsync__oom(ctx);
+    }
     for (uint32_t i = 0; i < t->n_locations && rc == TSYNC_OK; i++) {
         names[i] = base_name(t->locations[i].name);
         if (strcmp(names[i], TSYNC__PCAPNG_MERGED) == 0)
@@ -616,36 +698,35 @@ static int pcap_write(const struct tsync_trace *t, const tsync_timeline *tl, con
     if (rc || (rc = tsync__mkdirs(outdir, ctx)) || (own && (rc = tsync_ctx_hold_outputs(ctx))) ||
         (rc = tsync__outdir_begin(&tmpdir, outdir, ctx)))
         goto out;
-    for (uint32_t i = 0; i < t->n_locations && rc == TSYNC_OK; i++) {
+    for (; opened < t->n_locations && rc == TSYNC_OK; opened++) {
+        struct replay *x = &r[opened];
         struct stat in_sb, out_sb;
-        free(to);
-        free(final);
-        if (!(to = tsync__path_join(tmpdir, names[i])) ||
-            !(final = tsync__path_join(outdir, names[i]))) {
+        if ((rc = replay_open(x, t, tl, opened, ctx)))
+            break;   /* nothing of x to free */
+        if (!(x->final = tsync__path_join(outdir, names[opened])))
             rc = tsync__oom(ctx);
-            break;
-        }
-        if (stat(t->locations[i].name, &in_sb) == 0 && stat(final, &out_sb) == 0 &&
-            in_sb.st_dev == out_sb.st_dev && in_sb.st_ino == out_sb.st_ino)
+        else if (stat(t->locations[opened].name, &in_sb) == 0 && stat(x->final, &out_sb) == 0 &&
+                 in_sb.st_dev == out_sb.st_dev && in_sb.st_ino == out_sb.st_ino)
             rc = tsync__fail(ctx, TSYNC_EINVAL, "%s: the output would overwrite the input; "
-                             "choose another -o", final);
+                             "choose another -o", x->final);
         else
-            rc = rewrite(t, tl, i, outdir, names[i], to, final, ctx);
+            rc = output_open(x, outdir, tmpdir, names[opened], ctx);
     }
+    if (rc == TSYNC_OK)
+        rc = merge(t, r, outdir, ctx);   /* which also ends each capture's output */
     if (rc == TSYNC_OK) {
         rc = tsync__outdir_finish(tmpdir, outdir, names, t->n_locations, ctx);
         tmpdir = NULL;
     }
-    if (rc == TSYNC_OK)
-        rc = merge(t, tl, outdir, ctx);
 out:
+    while (opened-- > 0)
+        replay_free(&r[opened]);
     tsync__outdir_end(tmpdir);
     if (own && rc == TSYNC_OK)
         rc = tsync_ctx_commit_outputs(ctx);
     else if (own)
         tsync_ctx_drop_outputs(ctx);
-    free(to);
-    free(final);
+    free(r);
     free(names);
     return rc;
 }

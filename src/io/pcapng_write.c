@@ -2,7 +2,8 @@
  * enhanced packet blocks), all-or-nothing through util/outdir.
  *
  * Blocks are assembled in the writer's own buffer and handed to an unbuffered FILE
- * in large writes: one memcpy per packet, one write(2) per BUF_SIZE bytes. The first
+ * in large writes: one memcpy per packet, one write(2) per BUF_SIZE bytes, and the
+ * disk starts on them every few megabytes (tsync__write_back). The first
  * write that fails is kept; every later call returns it, and close removes the file.
  */
 #include <errno.h>
@@ -12,6 +13,7 @@
 
 #include "io/pcapng_write.h"
 #include "tracesync/version.h"
+#include "util/fs.h"
 #include "util/outdir.h"
 #include "util/str.h"
 
@@ -40,6 +42,7 @@ struct tsync__pcapng_writer {
     tsync_ctx *ctx;
     uint8_t *buf;
     size_t used;
+    size_t unsynced; /* bytes written since the last tsync__write_back */
     struct iface *ifaces;
     uint32_t n_ifaces;
     uint64_t packets;
@@ -90,8 +93,15 @@ static int file_write(struct tsync__pcapng_writer *w, const void *src, size_t n)
 static int flush_buf(struct tsync__pcapng_writer *w)
 {
     size_t n = w->used;
+    int rc;
     w->used = 0;
-    return n ? file_write(w, w->buf, n) : TSYNC_OK;
+    if (!n || (rc = file_write(w, w->buf, n)))
+        return n ? rc : TSYNC_OK;
+    if ((w->unsynced += n) >= TSYNC__WRITE_BACK) {
+        tsync__write_back(w->f);
+        w->unsynced = 0;
+    }
+    return TSYNC_OK;
 }
 
 /* Appends n bytes through the buffer; more than it holds go to the file directly. */

@@ -215,7 +215,7 @@ int tsync__sink_end(struct tsync_sink *s, uint64_t id, int is_recv)
 
 int tsync__sink_packet(struct tsync_sink *s, uint64_t key, uint32_t src, uint32_t dst)
 {
-    struct tsync_packet_rec p = { key, tsync__sink_last(s), s->cur, src, dst };
+    struct tsync_packet_rec p = { key, tsync__sink_last(s), s->cur, src, dst, 0 };
     return PUSH_REC(s, packets, n_packets, cap_packets, p);
 }
 

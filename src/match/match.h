@@ -50,6 +50,7 @@ struct tsync_packet_rec {
     uint64_t idx;        /* the packet's event */
     tsync_loc loc;       /* its capture */
     uint32_t src, dst;
+    uint32_t flow;       /* the matcher's own (0 from the reader): match/packets.c */
 };
 
 struct tsync_match_input {
@@ -102,6 +103,12 @@ int tsync__match_ends(struct tsync_trace *t, struct tsync_match_input *in, tsync
  * other. Keys seen twice in one capture or in more than two captures are left out;
  * each pair of hosts is summarized in a warning. Fails only on ENOMEM. */
 int tsync__match_packets(struct tsync_trace *t, struct tsync_match_input *in, tsync_ctx *ctx);
+
+/* The pairing stats of captures a and b, in either order (t->pairings, which
+ * tsync__match_packets leaves sorted by captures), or NULL when they share no
+ * traffic. */
+struct tsync__packet_pairing *tsync__packet_pairing_of(struct tsync_trace *t, tsync_loc a,
+                                                       tsync_loc b);
 
 /* Groups collective ends into instances: per communicator, the k-th call of every
  * member is instance k. Fills trace->collectives and trace->members. Warns about

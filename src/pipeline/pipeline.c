@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/pairings.h"
 #include "clc/clc_api.h"
 #include "io/format.h"
 #include "io/formats.h"
@@ -406,6 +407,12 @@ int tsync_pipeline_run(tsync_pipeline_result **out, const char *input,
         goto out;
     run->after = c_after.report;
     c_after.report = NULL;
+    if ((st & TSYNC_STAGE_CHECK) && run->trace->n_pairings) {
+        /* Packet captures: the check per pair of captures, for the report. */
+        tsync__check_pairings(run->trace, raw, 0);
+        if (changes)
+            tsync__check_pairings(run->trace, tl, 1);
+    }
     run->pub.trace = run->trace;
     run->pub.estimate = run->estimate;
     run->pub.clc = run->clc;

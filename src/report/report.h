@@ -9,6 +9,7 @@
  *   report_deviation.c     Table 4 of seed 002
  *   report_eval.c          a corrected trace against the truth
  *   report_sync.c          the sync report of a pipeline result
+ *   report_pairs.c         its part for packet captures, per pair of captures and hosts
  *   report_clc.c           the clc report of a pipeline result
  *   report.c               a pipeline result as the report of its kind
  *   report_estimate.c      an estimate as a summary for people
@@ -50,6 +51,12 @@ void tsync__deviation_print(const tsync_deviation *position, const tsync_deviati
  * the context saying so. */
 void tsync__report_sync_print(const tsync_pipeline_result *r, FILE *out);
 json_t *tsync__report_sync_json(const tsync_pipeline_result *r, tsync_ctx *ctx);
+
+/* The sync report's part for packet captures (report_pairs.c): the `packets` and
+ * `host pairs` lines; packet_pairs and host_pairs set in o (0, or -1 when out of
+ * memory). */
+void tsync__report_pairs_print(const tsync_pipeline_result *r, FILE *out);
+int tsync__report_pairs_json(const tsync_pipeline_result *r, json_t *o);
 
 /* The clc report (report_clc.c): the clock condition table, the CLC, Table 4; the
  * JSON value, or NULL when out of memory. */

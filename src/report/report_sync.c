@@ -57,37 +57,6 @@ static void print_sources(const tsync_estimate *e, FILE *out)
         }
 }
 
-/* Packet captures: what pairing made of each pair of captures. */
-static void print_pairings(const struct tsync_trace *t, FILE *out)
-{
-    for (size_t i = 0; i < t->n_pairings; i++) {
-        const struct tsync__packet_pairing *s = &t->pairings[i];
-        fprintf(out, "  %-14s %s and %s: %llu paired (%llu one way, %llu the other), %llu "
-                "ambiguous key%s left out, %llu of undecided direction\n", i ? "" : "packets",
-                t->locations[s->p].name, t->locations[s->q].name, (unsigned long long)s->paired,
-                (unsigned long long)s->p_to_q, (unsigned long long)(s->paired - s->p_to_q),
-                (unsigned long long)s->ambiguous, tsync__plural(s->ambiguous, "s"),
-                (unsigned long long)s->undecided);
-    }
-}
-
-static json_t *pairings_json(const struct tsync_trace *t)
-{
-    json_t *arr = json_array();
-    for (size_t i = 0; arr && i < t->n_pairings; i++) {
-        const struct tsync__packet_pairing *s = &t->pairings[i];
-        json_array_append_new(arr, json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I}",
-                                             "a", tsync__json_text(t->locations[s->p].name),
-                                             "b", tsync__json_text(t->locations[s->q].name),
-                                             "paired", (json_int_t)s->paired,
-                                             "a_to_b", (json_int_t)s->p_to_q,
-                                             "b_to_a", (json_int_t)(s->paired - s->p_to_q),
-                                             "ambiguous", (json_int_t)s->ambiguous,
-                                             "undecided", (json_int_t)s->undecided));
-    }
-    return arr;
-}
-
 /* A line per stage. */
 void tsync__report_sync_print(const tsync_pipeline_result *r, FILE *out)
 {
@@ -105,7 +74,7 @@ void tsync__report_sync_print(const tsync_pipeline_result *r, FILE *out)
                 "one clock: ", sp->name, sp->n_parts);
     }
     fprintf(out, ")\n");
-    print_pairings(r->trace, out);
+    tsync__report_pairs_print(r, out);
     print_counts("before", r->before, out);
     if (r->estimate) {
         uint32_t nd = tsync_estimate_domain_count(r->estimate), bounded = 0, other = 0;
@@ -162,8 +131,8 @@ json_t *tsync__report_sync_json(const tsync_pipeline_result *r, tsync_ctx *ctx)
     json_object_set_new(o, "domain_file", tsync_trace_domain_file(r->trace)
                                               ? tsync__json_text(tsync_trace_domain_file(r->trace))
                                               : json_null());
-    if (r->trace->n_pairings)
-        json_object_set_new(o, "packet_pairs", pairings_json(r->trace));
+    if (r->trace->n_pairings && tsync__report_pairs_json(r, o))
+        goto fail;
     json_object_set_new(o, "before", tsync__check_report_to_json(r->before, r->trace));
     if (r->estimate) {
         if (!(e = tsync__estimate_to_json(r->estimate, r->trace, ctx)))

@@ -105,11 +105,15 @@ enum tsync_format {
 struct tsync__format;
 
 /* What packet pairing (match/packets.c) made of two captures p < q, for the report:
- * packets paired (p_to_q of them sent by p), keys seen twice in one of them and
- * left out, and packets whose direction the stamps did not decide. */
+ * packets paired (p_to_q of them sent by p), seed 003's exchanges among them (a
+ * packet and the next one back), keys seen twice in one of them and left out, and
+ * packets whose direction the stamps did not decide; then the pipeline's check
+ * (check/pairings.c): the paired packets received before they were sent, as
+ * recorded and as written (-1 where that check did not run). */
 struct tsync__packet_pairing {
     tsync_loc p, q;
-    uint64_t paired, p_to_q, ambiguous, undecided;
+    uint64_t paired, p_to_q, exchanges, ambiguous, undecided;
+    int64_t reversed_before, reversed_after;
 };
 
 struct tsync_trace {

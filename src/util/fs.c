@@ -1,5 +1,5 @@
 /* fs.c - directories: the library's one mkdir -p and rm -r, and fsync. */
-#define _DEFAULT_SOURCE /* syscall(SYS_getdents64) */
+#define _GNU_SOURCE /* syscall(SYS_getdents64), sync_file_range */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -125,4 +125,13 @@ int tsync__fsync_tree(const char *path, tsync_ctx *ctx)
     }
     closedir(d);
     return rc ? rc : sync_path(path, 1, ctx);
+}
+
+void tsync__write_back(FILE *f)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+    (void)sync_file_range(fileno(f), 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)f;
+#endif
 }

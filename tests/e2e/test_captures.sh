@@ -20,7 +20,7 @@ within() {
 run 0 "$TRACESYNC" check $lat "$C/server.pcap" "$C/client.pcap"
 contains out.txt "messages             280 point-to-point"
 contains out.txt "reversed             0 (0.00 %)"
-contains err.txt "280 packets paired (139 one way, 141 the other), 0 ambiguous keys left out"
+contains err.txt "280 packets paired (139 one way, 141 the other), 237 exchanges, 0 ambiguous keys left out"
 
 # Offset 2.5 s and 40 ppm on the client: half the packets received before sent.
 "$TOOLS/tsync_distort_pcap" "$C/client.pcap" client.pcap 2500000000 40
@@ -31,8 +31,37 @@ contains out.txt "result         CONSISTENT"
 json_eq report.json 'd["before"]["reversed"]' 141
 json_eq report.json 'd["after"]["reversed"]' 0
 # The report per pair of captures: pairing, and the packets received before sent.
-contains out.txt "server.pcap and client.pcap: 280 paired (139 one way, 141 the other), 0 ambiguous keys left out, 0 of undecided direction"
-json_eq report.json '[d["packet_pairs"][0][k] for k in ("b", "paired", "a_to_b", "b_to_a", "ambiguous", "undecided")]' "['client.pcap', 280, 139, 141, 0, 0]"
+contains out.txt "server.pcap and client.pcap: 280 paired (139 one way, 141 the other), 237 exchanges, 0 ambiguous keys left out, 0 of undecided direction"
+json_eq report.json '[d["packet_pairs"][0][k] for k in ("b", "paired", "a_to_b", "b_to_a", "exchanges", "ambiguous", "undecided", "reversed_before", "reversed_after")]' "['client.pcap', 280, 139, 141, 237, 0, 0, 141, 0]"
+# ... and per pair of hosts: the same counts, client's map to server and its bound
+# (the offset put back, 40 ppm less its own drift against server's clock).
+contains out.txt "host pairs     server and client: 280 packets paired, 237 exchanges, 0 ambiguous keys; map client -> server: offset -2.5 s, drift -40.132 ppm, bound 1.722 us; received before sent: 141 before, 0 after"
+json_eq report.json '[d["host_pairs"][0][k] for k in ("a", "b", "paired", "exchanges", "ambiguous", "undecided", "reversed_before", "reversed_after")]' "['server', 'client', 280, 237, 0, 0, 141, 0]"
+json_eq report.json '[(m["domain"], m["reference"], m["kind"], m["bound_s"]) for m in d["host_pairs"][0]["maps"]]' "[('server', 'server', 'exact', 0.0), ('client', 'server', 'bounded', 1.722e-06)]"
+json_eq report.json 'round(d["host_pairs"][0]["maps"][1]["offset_s"], 4), round(d["host_pairs"][0]["maps"][1]["drift"] * 1e6, 1)' "(-2.5, -40.1)"
+# The exchanges are the regression's: the samples it kept and those it rejected.
+run 0 "$TRACESYNC" sync -q --estimator regression $lat "$C/server.pcap" client.pcap -o reg --report reg.json
+json_eq reg.json 'sum(e["samples"] + e["rejected"] for e in d["estimate"]["estimate"]["graph"])' 237
+json_eq reg.json 'd["host_pairs"][0]["exchanges"]' 237
+# A retransmitted segment (a key twice in client's capture) is an ambiguous key of
+# the pair, left out: one packet less paired, one reversed less before (the
+# exchanges, in the middle of a burst of client's, stay as many: the regression's too).
+python3 - client.pcap retrans.pcap <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+head, at, recs = data[:24], 24, []
+while at < len(data):
+    n = struct.unpack_from("<IIII", data, at)[2]
+    recs.append(data[at:at + 16 + n])
+    at += 16 + n
+recs.insert(101, recs[100])   # the same packet again, at the same time
+open(sys.argv[2], "wb").write(head + b"".join(recs))
+PY
+run 0 "$TRACESYNC" sync $lat "$C/server.pcap" retrans.pcap -o retrans --report retrans.json
+json_eq retrans.json '[d["host_pairs"][0][k] for k in ("b", "paired", "exchanges", "ambiguous", "reversed_before", "reversed_after")]' "['retrans', 279, 237, 1, 140, 0]"
+contains out.txt "server and retrans: 279 packets paired, 237 exchanges, 1 ambiguous key;"
+run 0 "$TRACESYNC" sync -q --estimator regression $lat "$C/server.pcap" retrans.pcap -o reg --report reg.json
+json_eq reg.json 'sum(e["samples"] + e["rejected"] for e in d["estimate"]["estimate"]["graph"])' 237
 json_eq report.json '[(p["send_name"], p["violations"]) for p in d["before"]["worst_pairs"]]' "[('client.pcap', 141)]"
 json_eq report.json 'd["after"]["worst_pairs"]' "[]"
 within "$C/server.pcap" out/server.pcap 1000

@@ -78,6 +78,12 @@ static void test_direction(void **state)
         assert_int_equal(m->send_loc, m->send_idx % 2 ? 0 : 1);
         assert_int_equal(recv - send + (m->send_loc == 0 ? AHEAD : -AHEAD), 50);
     }
+    /* Exchanges: 1 answered by 2 and 3 by 4 (A pings), 2 answered by 3 (B pings). */
+    assert_int_equal(t->n_pairings, 1);
+    assert_int_equal(t->pairings[0].paired, 4);
+    assert_int_equal(t->pairings[0].exchanges, 3);
+    assert_ptr_equal(tsync__packet_pairing_of(t, 1, 0), &t->pairings[0]);
+    assert_null(tsync__packet_pairing_of(t, 0, 0));
     tsync_trace_free(t);
 }
 
@@ -97,6 +103,9 @@ static void test_ambiguous(void **state)
         uint64_t at = m->send_loc == 0 ? m->send_idx : m->recv_idx;
         assert_true(at != 2 && at != 3);
     }
+    /* Key 3 ambiguous: 1 answered by 2 is the only exchange left. */
+    assert_int_equal(t->pairings[0].ambiguous, 1);
+    assert_int_equal(t->pairings[0].exchanges, 1);
     tsync_trace_free(t);
 }
 
