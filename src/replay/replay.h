@@ -25,8 +25,16 @@
  * every process (rc kept where it failed, the others get TSYNC_REPLAY_OTHERS). */
 int tsync__replay_agree(MPI_Comm comm, int rc, tsync_ctx *ctx);
 
-/* transport.c: the clc's transport over comm (*comm must outlive *tr). */
-void tsync__replay_transport(struct tsync__clc_transport *tr, MPI_Comm *comm);
+/* What the transport did on this process, for the scaling model (README). */
+struct tsync__replay_link {
+    MPI_Comm comm;
+    uint64_t exchanges;     /* MPI_Alltoallv rounds */
+    uint64_t values;        /* values sent to other processes */
+    uint64_t reductions;    /* MPI_Allreduce calls of the clc */
+};
+
+/* transport.c: the clc's transport over link->comm (*link must outlive *tr). */
+void tsync__replay_transport(struct tsync__clc_transport *tr, struct tsync__replay_link *link);
 
 /* distribute.c: this process's part of the OTF2 trace at `path` (t->held): every
  * definition and location's event count, the events of its own locations, and
@@ -42,11 +50,11 @@ int tsync__replay_write(const tsync_trace *t, const tsync_timeline *tl, const ch
                         MPI_Comm comm, tsync_ctx *ctx);
 
 /* run.c: `tracesync-mpi clc`: input read in parts, the clc replayed, the archive
- * written into OUTDIR by every process; *out (the counts of every process) on
- * success. The minimum latencies and latency file of `check` are the clc's too, as
+ * written into OUTDIR by every process of link->comm (whose counts of this
+ * process's exchanges it sets); *out (the counts of every process) on success. The minimum latencies and latency file of `check` are the clc's too, as
  * in the pipeline (tracesync/pipeline.h). */
-int tsync__replay_clc(tsync_clc_result **out, const char *input, const char *outdir,
-                      const tsync_clc_opts *clc, const tsync_check_opts *check, MPI_Comm comm,
-                      tsync_ctx *ctx);
+int tsync__replay_clc(tsync_clc_result **out, struct tsync__replay_link *link, const char *input,
+                      const char *outdir, const tsync_clc_opts *clc,
+                      const tsync_check_opts *check, tsync_ctx *ctx);
 
 #endif

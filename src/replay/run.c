@@ -8,10 +8,11 @@
 #include "replay/replay.h"
 #include "util/ctx.h"
 
-int tsync__replay_clc(tsync_clc_result **out, const char *input, const char *outdir,
-                      const tsync_clc_opts *clc, const tsync_check_opts *check, MPI_Comm comm,
-                      tsync_ctx *ctx)
+int tsync__replay_clc(tsync_clc_result **out, struct tsync__replay_link *link, const char *input,
+                      const char *outdir, const tsync_clc_opts *clc,
+                      const tsync_check_opts *check, tsync_ctx *ctx)
 {
+    MPI_Comm comm = link->comm;
     tsync_clc_opts o = *clc, *opts = &o;
     struct tsync__clc_transport tr;
     tsync_trace *t = NULL;
@@ -28,7 +29,7 @@ int tsync__replay_clc(tsync_clc_result **out, const char *input, const char *out
         return rc;
     if ((rc = tsync__replay_agree(comm, tsync_timeline_new(&tl, t, ctx), ctx)))
         goto out;
-    tsync__replay_transport(&tr, &comm);
+    tsync__replay_transport(&tr, link);
     if ((rc = tsync__replay_agree(comm, tsync__clc_run_replay(&r, t, tl, opts, &tr, ctx), ctx)) ||
         (rc = tsync__replay_write(t, tl, outdir, comm, ctx)))
         goto out;

@@ -15,7 +15,8 @@ static const char usage[] =
     "usage: mpirun -np N tracesync-mpi clc INPUT -o OUTDIR [--latency SPEC] [clc options] [-q]\n";
 
 /* The summary on process 0: the counts of every process. */
-static void print_result(const tsync_clc_result *r, const char *outdir, int ranks)
+static void print_result(const tsync_clc_result *r, const struct tsync__replay_link *link,
+                         const char *outdir, int ranks)
 {
     printf("clc (replay on %d process%s): %llu events, %llu receives, %llu corrected "
            "(%llu point-to-point, %llu collective), max jump %.9g s, %llu amortized, "
@@ -26,6 +27,9 @@ static void print_result(const tsync_clc_result *r, const char *outdir, int rank
            r->max_jump_s, (unsigned long long)r->amortized_events,
            (unsigned long long)r->moved_events, r->passes, r->passes == 1 ? "" : "es", r->gamma,
            outdir);
+    printf("replay: %llu exchanges, %llu reductions, %llu values sent by process 0\n",
+           (unsigned long long)link->exchanges, (unsigned long long)link->reductions,
+           (unsigned long long)link->values);
 }
 
 static int run(int argc, char **argv, int rank, int ranks)
@@ -37,6 +41,7 @@ static int run(int argc, char **argv, int rank, int ranks)
     const struct option *opts = cli_options(own, cli_clc_options, NULL);
     tsync_pipeline_opts po = TSYNC_PIPELINE_OPTS_INIT;
     const char *outdir = NULL, *latency = NULL;
+    struct tsync__replay_link link = { MPI_COMM_WORLD, 0, 0, 0 };
     tsync_clc_result *r = NULL;
     tsync_ctx *ctx;
     unsigned threads = 1;
@@ -69,11 +74,11 @@ static int run(int argc, char **argv, int rank, int ranks)
         tsync_ctx_free(ctx);
         return EXIT_USAGE;
     }
-    rc = tsync__replay_clc(&r, argv[optind], outdir, &po.clc, &po.check, MPI_COMM_WORLD, ctx);
+    rc = tsync__replay_clc(&r, &link, argv[optind], outdir, &po.clc, &po.check, ctx);
     if (rc && strcmp(tsync_ctx_error(ctx), TSYNC_REPLAY_OTHERS) != 0)
         fprintf(stderr, "tracesync-mpi clc: %s\n", tsync_ctx_error(ctx));
     else if (rc == TSYNC_OK && rank == 0)
-        print_result(r, outdir, ranks);
+        print_result(r, &link, outdir, ranks);
     tsync_clc_result_free(r);
     tsync_ctx_free(ctx);
     return rc ? EXIT_USAGE : EXIT_OK;

@@ -20,7 +20,8 @@ int tsync__replay_agree(MPI_Comm comm, int rc, tsync_ctx *ctx)
 static int exchange(void *arg, const struct clc_msg *msg, const uint32_t *dest, size_t n,
                     struct clc_msg **in, size_t *n_in)
 {
-    MPI_Comm comm = *(MPI_Comm *)arg;
+    struct tsync__replay_link *link = arg;
+    MPI_Comm comm = link->comm;
     int size, *count, *rcount, *displ, *rdispl, e, total = 0;
     struct clc_msg *sbuf = NULL, *rbuf = NULL;
     const int unit = (int)sizeof(*msg);
@@ -57,6 +58,8 @@ static int exchange(void *arg, const struct clc_msg *msg, const uint32_t *dest, 
         e = MPI_ERR_NO_MEM;
     if (e == MPI_SUCCESS)
         e = MPI_Alltoallv(sbuf, count, displ, MPI_BYTE, rbuf, rcount, rdispl, MPI_BYTE, comm);
+    link->exchanges++;
+    link->values += n;
     free(count);
     free(sbuf);
     if (e != MPI_SUCCESS) {
@@ -70,20 +73,21 @@ static int exchange(void *arg, const struct clc_msg *msg, const uint32_t *dest, 
 
 static int reduce(void *arg, int64_t *v, int n, int sum)
 {
-    MPI_Comm comm = *(MPI_Comm *)arg;
-    return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, sum ? MPI_SUM : MPI_MAX, comm) ==
+    struct tsync__replay_link *link = arg;
+    link->reductions++;
+    return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, sum ? MPI_SUM : MPI_MAX, link->comm) ==
                    MPI_SUCCESS ? TSYNC_OK : TSYNC_EIO;
 }
 
-void tsync__replay_transport(struct tsync__clc_transport *tr, MPI_Comm *comm)
+void tsync__replay_transport(struct tsync__clc_transport *tr, struct tsync__replay_link *link)
 {
     int rank, size;
-    MPI_Comm_rank(*comm, &rank);
-    MPI_Comm_size(*comm, &size);
+    MPI_Comm_rank(link->comm, &rank);
+    MPI_Comm_size(link->comm, &size);
     memset(tr, 0, sizeof(*tr));
     tr->rank = (uint32_t)rank;
     tr->n_ranks = (uint32_t)size;
     tr->exchange = exchange;
     tr->reduce = reduce;
-    tr->arg = comm;
+    tr->arg = link;
 }
