@@ -159,7 +159,8 @@ static int inputs(struct clc *c, tsync_time *const *in, const tsync_clc_opts *o,
     }
     if (o->presync && (rc = tsync__clc_presync_maps(&maps, &r->presync_locations, t, c->ctx)))
         return rc;
-    r->offset_records = maps ? t->n_offsets : 0;
+    for (size_t i = 0; maps && i < t->n_offsets; i++)
+        r->offset_records += clc_held(c, t->offsets[i].loc);
     for (tsync_loc l = 0; l < t->n_locations; l++) {
         size_t n = clc_held(c, l) ? (size_t)t->locations[l].n_events : 0;
         tsync_time *x = in[l];

@@ -195,8 +195,8 @@ int tsync__clc_others_failed(struct clc *c);
  * of each receive held here whose send is elsewhere, and of each receiving member's
  * end, to the processes of its instance's sending members. 0 or an error. */
 int tsync__clc_replay_backward(struct clc *c);
-/* The stage's counts (c's, r's events moved and largest shift) summed, or their
- * maximum taken, over the processes. 0 or an error of the transport. */
+/* The stage's counts (c's, r's events moved, largest shift and pre-synchronized
+ * locations and records) summed, or their maximum taken, over the processes. 0 or an error of the transport. */
 int tsync__clc_replay_counts(struct clc *c, tsync_clc_result *r);
 /* Appends a value for process `dest` to the outbox. 0 or -1 (no memory). */
 int tsync__clc_post(struct clc_msg **out, uint32_t **dest, size_t *n, size_t *cap, uint64_t key,
@@ -206,8 +206,8 @@ int tsync__clc_post(struct clc_msg **out, uint32_t **dest, size_t *n, size_t *ca
 int tsync__clc_post_instance(struct clc *c, size_t q, unsigned role, uint64_t key, int64_t value,
                              struct clc_msg **out, uint32_t **dest, size_t *n, size_t *cap);
 
-/* presync.c: the ClockOffset interpolation map of each location (NULL where it has
- * no records); *out is NULL when the trace has none. Returns 0 or TSYNC_EINVAL /
+/* presync.c: the ClockOffset interpolation map of each location held here (NULL where
+ * it has no records); *out is NULL when the trace has none. Returns 0 or TSYNC_EINVAL /
  * TSYNC_EINCONSISTENT / TSYNC_EUNSUPPORTED / TSYNC_ENOMEM. */
 int tsync__clc_presync_maps(tsync_time_map ***out, uint32_t *n_mapped, const struct tsync_trace *t,
                            tsync_ctx *ctx);

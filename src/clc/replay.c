@@ -177,14 +177,15 @@ int tsync__clc_replay_backward(struct clc *c)
 
 int tsync__clc_replay_counts(struct clc *c, tsync_clc_result *r)
 {
-    int64_t sum[7] = { (int64_t)c->receives, (int64_t)c->corrected_p2p, (int64_t)c->corrected_coll,
+    int64_t sum[9] = { (int64_t)c->receives, (int64_t)c->corrected_p2p, (int64_t)c->corrected_coll,
                        (int64_t)c->ignored, (int64_t)c->amortized, (int64_t)c->limited,
-                       (int64_t)r->moved_events };
+                       (int64_t)r->moved_events, r->presync_locations,
+                       (int64_t)r->offset_records };
     int64_t max[2] = { c->max_jump, c->max_shift };
     int rc;
     if (!c->tr)
         return TSYNC_OK;
-    if ((rc = c->tr->reduce(c->tr->arg, sum, 7, 1)) || (rc = c->tr->reduce(c->tr->arg, max, 2, 0)))
+    if ((rc = c->tr->reduce(c->tr->arg, sum, 9, 1)) || (rc = c->tr->reduce(c->tr->arg, max, 2, 0)))
         return rc;
     c->receives = (uint64_t)sum[0];
     c->corrected_p2p = (uint64_t)sum[1];
@@ -193,6 +194,8 @@ int tsync__clc_replay_counts(struct clc *c, tsync_clc_result *r)
     c->amortized = (uint64_t)sum[4];
     c->limited = (uint64_t)sum[5];
     r->moved_events = (uint64_t)sum[6];
+    r->presync_locations = (uint32_t)sum[7];   /* each process maps its own locations */
+    r->offset_records = (uint64_t)sum[8];
     c->max_jump = max[0];
     c->max_shift = max[1];
     r->max_shift_s = tsync__seconds(c->t, max[1]);
