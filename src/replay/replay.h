@@ -16,6 +16,7 @@
 
 #include "clc/clc.h"
 #include "tracesync/check.h"
+#include "tracesync/sync.h"
 #include "trace/trace.h"
 
 /* What a process's context says when another process failed. */
@@ -56,5 +57,11 @@ int tsync__replay_write(const tsync_trace *t, const tsync_timeline *tl, const ch
 int tsync__replay_clc(tsync_clc_result **out, struct tsync__replay_link *link, const char *input,
                       const char *outdir, const tsync_clc_opts *clc,
                       const tsync_check_opts *check, tsync_ctx *ctx);
+
+/* run.c: `tracesync-mpi sync`: the same, with the time maps estimated on process 0
+ * (its memory is the serial command's) and applied before the clc (opts->clc: run
+ * it), and the shift that keeps every time positive; *out NULL without the clc. */
+int tsync__replay_sync(tsync_clc_result **out, struct tsync__replay_link *link, const char *input,
+                       const char *outdir, const tsync_sync_opts *opts, tsync_ctx *ctx);
 
 #endif

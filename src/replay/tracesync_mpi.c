@@ -1,7 +1,7 @@
-/* tracesync_mpi.c - the tracesync-mpi command, started with mpirun: `clc` of
- * `tracesync` as an MPI program (replay.h), with the options of `tracesync clc`
- * parsed by the same tables (cli/stage_opts.c). Every process exits with the same
- * code; the process whose error it was prints it. */
+/* tracesync_mpi.c - the tracesync-mpi command, started with mpirun: `clc` and
+ * `sync` of `tracesync` as an MPI program (replay.h), their options parsed by the
+ * same tables and parsers (cli/stage_opts.c, cli_sync_parse). Every process exits
+ * with the same code; the process whose error it was prints it. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,16 +12,22 @@
 #include "util/units.h"
 
 static const char usage[] =
-    "usage: mpirun -np N tracesync-mpi clc INPUT -o OUTDIR [--latency SPEC] [clc options] [-q]\n";
+    "usage: mpirun -np N tracesync-mpi clc INPUT -o OUTDIR [--latency SPEC] [clc options] [-q]\n"
+    "       mpirun -np N tracesync-mpi sync INPUT -o OUTDIR [the options of tracesync sync]\n";
 
-/* The summary on process 0: the counts of every process. */
-static void print_result(const tsync_clc_result *r, const struct tsync__replay_link *link,
-                         const char *outdir, int ranks)
+/* The summary on process 0: the counts of every process (none without the clc). */
+static void print_result(const char *cmd, const tsync_clc_result *r,
+                         const struct tsync__replay_link *link, const char *outdir, int ranks)
 {
-    printf("clc (replay on %d process%s): %llu events, %llu receives, %llu corrected "
+    if (!r) {
+        printf("%s (replay on %d process%s): no clc; written to %s\n", cmd, ranks,
+               ranks == 1 ? "" : "es", outdir);
+        return;
+    }
+    printf("%s (replay on %d process%s): %llu events, %llu receives, %llu corrected "
            "(%llu point-to-point, %llu collective), max jump %.9g s, %llu amortized, "
            "%llu moved, %u pass%s (gamma %g); written to %s\n",
-           ranks, ranks == 1 ? "" : "es", (unsigned long long)r->events,
+           cmd, ranks, ranks == 1 ? "" : "es", (unsigned long long)r->events,
            (unsigned long long)r->receives, (unsigned long long)r->corrected,
            (unsigned long long)r->corrected_p2p, (unsigned long long)r->corrected_collective,
            r->max_jump_s, (unsigned long long)r->amortized_events,
@@ -32,7 +38,20 @@ static void print_result(const tsync_clc_result *r, const struct tsync__replay_l
            (unsigned long long)link->values);
 }
 
-static int run(int argc, char **argv, int rank, int ranks)
+/* The job's end on every process: the error where it happened, the summary on 0. */
+static int finish(const char *cmd, int rc, tsync_clc_result *r, const struct tsync__replay_link *link,
+                  const char *outdir, int rank, int ranks, tsync_ctx *ctx)
+{
+    if (rc && strcmp(tsync_ctx_error(ctx), TSYNC_REPLAY_OTHERS) != 0)
+        fprintf(stderr, "tracesync-mpi %s: %s\n", cmd, tsync_ctx_error(ctx));
+    else if (rc == TSYNC_OK && rank == 0)
+        print_result(cmd, r, link, outdir, ranks);
+    tsync_clc_result_free(r);
+    tsync_ctx_free(ctx);
+    return rc ? EXIT_USAGE : EXIT_OK;
+}
+
+static int run_clc(int argc, char **argv, int rank, int ranks)
 {
     static const struct option own[] = {
         { "output", required_argument, NULL, 'o' }, { "latency", required_argument, NULL, 'l' },
@@ -40,8 +59,8 @@ static int run(int argc, char **argv, int rank, int ranks)
     };
     const struct option *opts = cli_options(own, cli_clc_options, NULL);
     tsync_pipeline_opts po = TSYNC_PIPELINE_OPTS_INIT;
-    const char *outdir = NULL, *latency = NULL;
     struct tsync__replay_link link = { MPI_COMM_WORLD, 0, 0, 0 };
+    const char *outdir = NULL, *latency = NULL;
     tsync_clc_result *r = NULL;
     tsync_ctx *ctx;
     unsigned threads = 1;
@@ -69,19 +88,39 @@ static int run(int argc, char **argv, int rank, int ranks)
         return cli_usage_error("mpi clc", "no output directory: add -o OUTDIR");
     /* Warnings from process 0 only: every process reads the same definitions. */
     ctx = cli_context(quiet || rank != 0);
-    tsync_ctx_set_threads(ctx, 1);
     if (cli_parse_latency("mpi clc", latency, &po.check, ctx)) {
         tsync_ctx_free(ctx);
         return EXIT_USAGE;
     }
     rc = tsync__replay_clc(&r, &link, argv[optind], outdir, &po.clc, &po.check, ctx);
-    if (rc && strcmp(tsync_ctx_error(ctx), TSYNC_REPLAY_OTHERS) != 0)
-        fprintf(stderr, "tracesync-mpi clc: %s\n", tsync_ctx_error(ctx));
-    else if (rc == TSYNC_OK && rank == 0)
-        print_result(r, &link, outdir, ranks);
-    tsync_clc_result_free(r);
-    tsync_ctx_free(ctx);
-    return rc ? EXIT_USAGE : EXIT_OK;
+    return finish("clc", rc, r, &link, outdir, rank, ranks, ctx);
+}
+
+static int run_sync(int argc, char **argv, int rank, int ranks)
+{
+    struct tsync__replay_link link = { MPI_COMM_WORLD, 0, 0, 0 };
+    struct cli_sync_args a;
+    tsync_clc_result *r = NULL;
+    tsync_ctx *ctx;
+    int rc = cli_sync_parse("mpi sync", argc, argv, &a);
+
+    if (rc >= 0)
+        return rc;
+    if (argc - optind != 1)
+        return cli_usage_error("mpi sync", "expected one INPUT (an OTF2 anchor file), got %d",
+                               argc - optind);
+    if (!a.outdir)
+        return cli_usage_error("mpi sync", "no output directory: add -o OUTDIR");
+    if (a.report || a.json)
+        return cli_usage_error("mpi sync", "--report and --json are tracesync sync's only");
+    ctx = cli_context(a.quiet || rank != 0);
+    if (cli_parse_latency("mpi sync", a.latency, &a.o.check, ctx)) {
+        tsync_ctx_free(ctx);
+        return EXIT_USAGE;
+    }
+    tsync_ctx_set_threads(ctx, 1);
+    rc = tsync__replay_sync(&r, &link, argv[optind], a.outdir, &a.o, ctx);
+    return finish("sync", rc, r, &link, a.outdir, rank, ranks, ctx);
 }
 
 int main(int argc, char **argv)
@@ -90,12 +129,14 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    if (argc < 2 || strcmp(argv[1], "clc") != 0) {
+    if (argc >= 2 && strcmp(argv[1], "clc") == 0) {
+        rc = run_clc(argc - 1, argv + 1, rank, ranks);
+    } else if (argc >= 2 && strcmp(argv[1], "sync") == 0) {
+        rc = run_sync(argc - 1, argv + 1, rank, ranks);
+    } else {
         if (rank == 0)
             fputs(usage, argc < 2 || strcmp(argv[1], "--help") ? stderr : stdout);
         rc = argc >= 2 && strcmp(argv[1], "--help") == 0 ? EXIT_OK : EXIT_USAGE;
-    } else {
-        rc = run(argc - 1, argv + 1, rank, ranks);
     }
     /* A usage error is everyone's; any other failure was agreed inside. */
     MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

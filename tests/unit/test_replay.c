@@ -178,14 +178,16 @@ static tsync_clc_result same_as_serial(const char *spec, const tsync_clc_opts *o
     return res;
 }
 
-/* mu = 10 ticks, gamma 1, one pass, short amortization intervals. */
+/* mu = 10 ticks, gamma 0.5 (the fraction of a tick carried from interval to
+ * interval matters), one pass, amortization intervals of 4 x the jump. */
 static tsync_clc_opts exact_opts(void)
 {
     tsync_clc_opts o = TSYNC_CLC_OPTS_INIT;
-    o.latency_intra_s = o.latency_inter_s = 10e-9;
-    o.gamma = 1.0;
+    o.latency_intra_s = 10e-9;
+    o.latency_inter_s = 10e-9;
+    o.gamma = 0.5;
     o.max_passes = 1;
-    o.max_slope = 0.5;
+    o.max_slope = 0.25;
     return o;
 }
 

@@ -30,3 +30,20 @@ $(diff anchor_a.txt anchor_b.txt | head -20)"
         cmp "$f" "$b/$name/$(basename "$f")" || fail "$name/$(basename "$f") differs"
     done
 }
+
+# same_as_serial CMD INPUT OPTIONS N...: `tracesync CMD`, then `tracesync-mpi CMD` on
+# each N processes, their archives compared (out.txt: the last replay's summary).
+same_as_serial() {
+    cmd=$1 input=$2 opts=$3
+    shift 3
+    # shellcheck disable=SC2086 # options split on purpose
+    run 0 "$TRACESYNC" "$cmd" "$input" -o serial -q $opts
+    for n in "$@"; do
+        rm -rf "mpi$n"
+        # shellcheck disable=SC2086
+        run 0 mpi "$n" "$cmd" "$input" -o "mpi$n" -q $opts
+        contains out.txt "$cmd (replay on $n process"
+        same_archive "serial/$(basename "$input")" "mpi$n/$(basename "$input")"
+    done
+    rm -rf serial mpi*
+}

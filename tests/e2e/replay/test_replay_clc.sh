@@ -6,34 +6,18 @@
 . "$E2E_LIB"
 . "$(dirname "$E2E_LIB")/replay/lib.sh"
 
-# same_as_serial INPUT OPTIONS N...: serial clc, then the replay on each N, compared.
-same_as_serial() {
-    input=$1 opts=$2
-    shift 2
-    # shellcheck disable=SC2086 # options split on purpose
-    run 0 "$TRACESYNC" clc "$input" -o serial -q $opts
-    for n in "$@"; do
-        rm -rf "mpi$n"
-        # shellcheck disable=SC2086
-        run 0 mpi "$n" clc "$input" -o "mpi$n" -q $opts
-        contains out.txt "replay on $n process"
-        same_archive "serial/$(basename "$input")" "mpi$n/$(basename "$input")"
-    done
-    rm -rf serial mpi*
-}
-
 # The sample: 4 locations; every count is the serial command's.
-same_as_serial "$DATA/eztrace-pingring/eztrace_log.otf2" "" 1 3 5
+same_as_serial clc "$DATA/eztrace-pingring/eztrace_log.otf2" "" 1 3 5
 contains out.txt "534 events, 52 receives, 9 corrected (7 point-to-point, 2 collective), max jump 0.218533658 s, 320 amortized, 383 moved, 3 passes"
 
 # Simulated: 8 ranks on 4 nodes, every collective class; without the ClockOffset
 # interpolation the raw clocks need large corrections.
 run 0 "$TRACESYNC" simulate --scenario smoke --seed 5 --ranks 8 --nodes 4 --events 4000 -o sim
-same_as_serial sim/trace.otf2 --no-presync 3 8
+same_as_serial clc sim/trace.otf2 --no-presync 3 8
 contains out.txt "33 corrected (27 point-to-point, 6 collective)"
 # Pre-synchronized, with the drift left over after it.
 run 0 "$TRACESYNC" simulate --scenario cacau --seed 3 --ranks 6 --nodes 3 --events 3000 -o cacau
-same_as_serial cacau/trace.otf2 "" 4
+same_as_serial clc cacau/trace.otf2 "" 4
 
 # A cycle of messages (0 and 1 receive before they send to each other): every
 # process agrees on the location that goes on without its send.
@@ -52,5 +36,5 @@ node n2 2
 2 1100 recv 0 0 4 8
 TSF
 fixture cycle.tsf cycle/traces.otf2
-same_as_serial cycle/traces.otf2 "" 2 3
+same_as_serial clc cycle/traces.otf2 "" 2 3
 contains out.txt "4 receives, 3 corrected"
