@@ -29,7 +29,7 @@ int tsync__replay_agree(MPI_Comm comm, int rc, tsync_ctx *ctx);
 /* What the transport did on this process, for the scaling model (README). */
 struct tsync__replay_link {
     MPI_Comm comm;
-    uint64_t exchanges;     /* MPI_Alltoallv rounds */
+    uint64_t exchanges;     /* rounds that exchanged values */
     uint64_t values;        /* values sent to other processes */
     uint64_t reductions;    /* MPI_Allreduce calls of the clc */
 };
