@@ -80,9 +80,11 @@ static int build_index(struct clc *c)
     for (size_t i = 0; i < t->n_messages; i++) {
         const struct tsync_message *m = &t->messages[i];
         if (bad_event(t, m->send_loc, m->send_idx) || bad_event(t, m->recv_loc, m->recv_idx))
-            return tsync__fail(c->ctx, TSYNC_EINVAL, "%s: clc: message %zu refers to an event "
-                               "that does not exist", t->path, i);
-        tsync__clc_list_mark(&c->recvs, m->recv_loc, m->recv_idx);
+            return tsync__fail(c->ctx, TSYNC_EINVAL, "%s: clc: message %llu refers to an event "
+                               "that does not exist", t->path, (unsigned long long)
+                               (t->message_ids ? t->message_ids[i] : i));
+        if (clc_held(c, m->recv_loc))   /* in a replay, the receives of this process */
+            tsync__clc_list_mark(&c->recvs, m->recv_loc, m->recv_idx);
     }
     for (size_t q = 0; q < t->n_collectives; q++) {
         const struct tsync_collective *co = &t->collectives[q];
@@ -99,7 +101,7 @@ static int build_index(struct clc *c)
                                    t->path, q, i);
             c->inst[k] = (uint32_t)q;
             c->role[k] = (uint8_t)tsync__coll_role(co, m);
-            if (c->role[k])
+            if (c->role[k] && clc_held(c, m->loc))
                 tsync__clc_list_mark(&c->membs, m->loc, m->begin_idx);
         }
     }
@@ -108,13 +110,14 @@ static int build_index(struct clc *c)
         return tsync__oom(c->ctx);
     for (size_t i = 0; i < t->n_messages; i++) {
         const struct tsync_message *m = &t->messages[i];
-        tsync__clc_list_put(&c->recvs, m->recv_loc, m->recv_idx, m->send_loc, m->send_idx);
+        if (clc_held(c, m->recv_loc))
+            tsync__clc_list_put(&c->recvs, m->recv_loc, m->recv_idx, m->send_loc, m->send_idx);
     }
     for (size_t q = 0; q < t->n_collectives; q++) {
         const struct tsync_collective *co = &t->collectives[q];
         for (uint32_t i = 0; i < co->n_members; i++) {
             size_t k = co->first_member + i;
-            if (c->role[k])
+            if (c->role[k] && clc_held(c, t->members[k].loc))
                 tsync__clc_list_put(&c->membs, t->members[k].loc, t->members[k].begin_idx,
                                     (uint32_t)k, 0);
         }

@@ -84,16 +84,17 @@ struct clc_agg {
  * what it is (CLC_KEY_*), the rest which receive, message or member it is for. */
 struct clc_msg { uint64_t key; int64_t value; };
 
-#define CLC_KEY_SEND ((uint64_t)0 << 62)    /* forward: LC' of the send of receive entry */
+#define CLC_KEY_SEND ((uint64_t)0 << 62)    /* forward: LC' of the send of message */
 #define CLC_KEY_BEGIN ((uint64_t)1 << 62)   /* forward: LC' of a sending member's begin */
 #define CLC_KEY_RECV ((uint64_t)2 << 62)    /* backward: LC' of the receive of message */
 #define CLC_KEY_END ((uint64_t)3 << 62)     /* backward: LC' of a receiving member's end */
 #define CLC_KEY_KIND ((uint64_t)3 << 62)
 
 /* How the processes of a replay talk: given by the caller (src/replay/ over MPI).
- * Each process holds the locations t->held says; every process builds the same
- * receive and member lists from the same messages and collectives. Both calls are
- * made by every process together, in the same order. */
+ * Each process holds the locations t->held says, the messages of those locations
+ * (t->message_ids: their indices in the whole trace, the keys of their values) and
+ * every collective instance; its lists are of its own receives and members. Both
+ * calls are made by every process together, in the same order. */
 struct tsync__clc_transport {
     uint32_t rank, n_ranks;
     /* Sends msg[i] to process dest[i]; *in gets (malloc'ed) what the others sent
@@ -148,10 +149,10 @@ struct clc {
     /* The replay (replay.c); all NULL when one process holds every location. */
     const struct tsync__clc_transport *tr;
     const uint8_t *held;     /* t->held */
-    int64_t *ghost;          /* per receive entry held here: LC' of its send, held elsewhere */
+    int64_t *ghost;          /* per receive entry: LC' of its send, held elsewhere */
     uint64_t *ghost_ready;   /* a bit per receive entry: ghost is there */
-    struct clc_list sends;   /* sends held here whose receive is elsewhere; id = receive
-                              * entry, val = the receive's location */
+    struct clc_list sends;   /* sends held here whose receive is elsewhere; id = message,
+                              * val = the receive's location */
     int64_t *mval;           /* per member held elsewhere: forward, LC' of its begin;
                               * backward, of its end */
     uint8_t *mready;         /* per member: mval holds its begin (forward) */
@@ -181,6 +182,11 @@ static inline int64_t clc_member_lc(const struct clc *c, size_t k, int end)
 int tsync__clc_run_replay(tsync_clc_result **out, const tsync_trace *t, tsync_timeline *tl,
                           const tsync_clc_opts *opts, const struct tsync__clc_transport *tr,
                           tsync_ctx *ctx);
+
+/* replay.c: message i's index in the whole trace (the key of its values), and the
+ * receive entry of the message of that index held here. */
+uint64_t tsync__clc_message_id(const struct clc *c, size_t i);
+size_t tsync__clc_replay_entry(const struct clc *c, uint64_t id);
 
 /* replay.c: the replay's state once the lists are built (nothing without c->tr).
  * Returns 0 or TSYNC_ENOMEM. */

@@ -352,9 +352,9 @@ static void start(struct fwd *f)
     memset(f->pending, 0, (t->n_collectives ? t->n_collectives : 1) * sizeof(*f->pending));
     for (size_t k = 0; k < t->n_members; k++)
         c->bound[k] = CLC_NONE;     /* stays so in instances without sends */
-    for (size_t k = 0; k < c->membs.n; k++)
-        if (c->role[c->membs.id[k]] & CLC_SEND)
-            f->pending[c->inst[c->membs.id[k]]]++;
+    for (size_t k = 0; k < t->n_members; k++)  /* every process's, in a replay */
+        if (c->role[k] & CLC_SEND)
+            f->pending[c->inst[k]]++;
     for (tsync_loc l = 0; l < t->n_locations; l++) {
         struct loc_state *L = &f->L[l];
         memset(L, 0, sizeof(*L));
@@ -390,7 +390,8 @@ static int post_sends(struct fwd *f)
         size_t *k = &f->scur[l], e = c->sends.first[l + 1];
         for (; *k < e && c->sends.idx[*k] < f->pos[l]; (*k)++)
             if (tsync__clc_post(&f->out, &f->dest, &f->n_out, &f->cap_out,
-                                CLC_KEY_SEND | c->sends.id[*k], c->out[l][c->sends.idx[*k]],
+                                CLC_KEY_SEND | tsync__clc_message_id(c, c->sends.id[*k]),
+                                c->out[l][c->sends.idx[*k]],
                                 tsync__location_holder((tsync_loc)c->sends.val[*k],
                                                        t->n_locations, c->tr->n_ranks)))
                 return tsync__oom(c->ctx);
@@ -406,6 +407,7 @@ static void take(struct fwd *f, const struct clc_msg *in, size_t n)
     for (size_t i = 0; i < n; i++) {
         uint64_t k = in[i].key & ~CLC_KEY_KIND;
         if ((in[i].key & CLC_KEY_KIND) == CLC_KEY_SEND) {
+            k = tsync__clc_replay_entry(c, k);
             c->ghost[k] = in[i].value;
             c->ghost_ready[k / 64] |= (uint64_t)1 << (k % 64);
             wake(f, c->recvs.id[k]);

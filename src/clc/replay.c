@@ -5,9 +5,9 @@
  * summed over the processes. The transport is the caller's (src/replay/ over MPI):
  * nothing here knows MPI.
  *
- * Every process builds the same receive and member lists from the same messages and
- * collectives, so an entry's index means the same everywhere and a value is sent
- * with it as its key.
+ * A message's value is sent with the message's index in the whole trace as its key
+ * (t->message_ids), a member's with its index: every process holds every collective
+ * instance.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -59,26 +59,55 @@ int tsync__clc_post_instance(struct clc *c, size_t q, unsigned role, uint64_t ke
     return 0;
 }
 
+uint64_t tsync__clc_message_id(const struct clc *c, size_t i)
+{
+    return c->t->message_ids ? c->t->message_ids[i] : i;
+}
+
+/* The message of index `id` held here (message_ids ascend). */
+static size_t message_of(const struct clc *c, uint64_t id)
+{
+    size_t lo = 0, hi = c->t->n_messages;
+    if (!c->t->message_ids)
+        return (size_t)id;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->t->message_ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+size_t tsync__clc_replay_entry(const struct clc *c, uint64_t id)
+{
+    const struct tsync_message *m = &c->t->messages[message_of(c, id)];
+    size_t k = tsync__clc_list_seek(&c->recvs, m->recv_loc, m->recv_idx);
+    /* Another receive at the same event (a mis-matched trace): the one of this send. */
+    while (c->recvs.id[k] != m->send_loc || c->recvs.val[k] != m->send_idx)
+        k++;
+    return k;
+}
+
 /* The sends held here whose receive is held elsewhere, by (location, event). */
 static int build_sends(struct clc *c)
 {
     const struct tsync_trace *t = c->t;
     size_t n = 0;
-    for (tsync_loc r = 0; r < t->n_locations; r++)
-        for (size_t k = c->recvs.first[r]; !clc_held(c, r) && k < c->recvs.first[r + 1]; k++)
-            n += clc_held(c, c->recvs.id[k]);
+    for (size_t i = 0; i < t->n_messages; i++)
+        n += clc_held(c, t->messages[i].send_loc) && !clc_held(c, t->messages[i].recv_loc);
     if (tsync__clc_list_init(&c->sends, t, n, 1))
         return -1;
     for (int pass = 0; pass < 2; pass++) {
-        for (tsync_loc r = 0; r < t->n_locations; r++) {
-            for (size_t k = c->recvs.first[r]; !clc_held(c, r) && k < c->recvs.first[r + 1]; k++) {
-                if (!clc_held(c, c->recvs.id[k]))
-                    continue;
-                if (pass == 0)
-                    tsync__clc_list_mark(&c->sends, c->recvs.id[k], c->recvs.val[k]);
-                else
-                    tsync__clc_list_put(&c->sends, c->recvs.id[k], c->recvs.val[k], (uint32_t)k, r);
-            }
+        for (size_t i = 0; i < t->n_messages; i++) {
+            const struct tsync_message *m = &t->messages[i];
+            if (!clc_held(c, m->send_loc) || clc_held(c, m->recv_loc))
+                continue;
+            if (pass == 0)
+                tsync__clc_list_mark(&c->sends, m->send_loc, m->send_idx);
+            else
+                tsync__clc_list_put(&c->sends, m->send_loc, m->send_idx, (uint32_t)i, m->recv_loc);
         }
         if (pass == 0 && tsync__clc_list_ready(&c->sends))
             return -1;
@@ -147,7 +176,7 @@ int tsync__clc_replay_backward(struct clc *c)
     for (size_t i = 0; i < t->n_messages && rc == TSYNC_OK; i++) {
         const struct tsync_message *m = &t->messages[i];
         if (clc_held(c, m->recv_loc) && !clc_held(c, m->send_loc) &&
-            tsync__clc_post(&out, &dest, &n, &cap, CLC_KEY_RECV | i,
+            tsync__clc_post(&out, &dest, &n, &cap, CLC_KEY_RECV | tsync__clc_message_id(c, i),
                             c->out[m->recv_loc][m->recv_idx],
                             tsync__location_holder(m->send_loc, t->n_locations, c->tr->n_ranks)))
             rc = tsync__oom(c->ctx);
@@ -164,7 +193,7 @@ int tsync__clc_replay_backward(struct clc *c)
         for (size_t i = 0; i < n_in; i++) {
             uint64_t k = in[i].key & ~CLC_KEY_KIND;
             if ((in[i].key & CLC_KEY_KIND) == CLC_KEY_RECV)
-                c->recv_lc[k] = in[i].value;
+                c->recv_lc[message_of(c, k)] = in[i].value;
             else
                 c->mval[k] = in[i].value;
         }

@@ -5,9 +5,11 @@
  * process 0 by the serial matcher (match/) and the result sent to all, so that
  * every process has the same messages and instances as `tracesync clc` would.
  *
- * Process 0 holds every record while it matches, and every process the matched
- * messages and members (24 and 32 bytes each): the part that is not yet
- * distributed (README, "Parallel replay").
+ * Each process gets the messages of its own locations, with their indices in the
+ * whole list (so that it keeps their order, and a message has one name everywhere).
+ * Process 0 holds every record while it matches, and every process every collective
+ * instance and member (32 bytes each): the parts that are not yet distributed
+ * (README, "Known limits").
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -117,6 +119,82 @@ static int event_counts(tsync_trace *t, MPI_Comm comm, tsync_ctx *ctx)
             (n_arr) = bytes_ / sizeof(*(arr));                                              \
     } while (0)
 
+/* A message and its index in the whole trace's list. */
+struct part_msg { struct tsync_message m; uint64_t id; };
+
+/* Process 0's messages to the processes that hold their send or receive, in order,
+ * each with its index (t->message_ids). */
+static int scatter_messages(tsync_trace *t, MPI_Comm comm, tsync_ctx *ctx)
+{
+    struct part_msg *all = NULL, *got = NULL;
+    struct tsync_message *msgs = NULL;
+    uint64_t *ids = NULL;
+    int rank, size, mine = 0, *count = NULL, *displ = NULL, rc = TSYNC_OK;
+    size_t total = 0, n;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (rank == 0) {
+        count = calloc((size_t)size, sizeof(*count));
+        displ = calloc((size_t)size, sizeof(*displ));
+        for (size_t i = 0; count && i < t->n_messages; i++) {
+            const struct tsync_message *m = &t->messages[i];
+            uint32_t a = tsync__location_holder(m->send_loc, t->n_locations, (uint32_t)size);
+            uint32_t b = tsync__location_holder(m->recv_loc, t->n_locations, (uint32_t)size);
+            count[a]++;
+            count[b] += b != a;
+        }
+        for (int r = 0; count && r < size; r++)
+            total += (size_t)count[r];
+        if (!count || !displ || !(all = malloc((total ? total : 1) * sizeof(*all))))
+            rc = tsync__oom(ctx);
+        for (int r = 1; rc == TSYNC_OK && r < size; r++)
+            displ[r] = displ[r - 1] + count[r - 1];
+        for (size_t i = 0; rc == TSYNC_OK && i < t->n_messages; i++) {
+            const struct tsync_message *m = &t->messages[i];
+            uint32_t a = tsync__location_holder(m->send_loc, t->n_locations, (uint32_t)size);
+            uint32_t b = tsync__location_holder(m->recv_loc, t->n_locations, (uint32_t)size);
+            all[displ[a]++] = (struct part_msg){ *m, i };
+            if (b != a)
+                all[displ[b]++] = (struct part_msg){ *m, i };
+        }
+        for (int r = 0; rc == TSYNC_OK && r < size; r++) {
+            displ[r] = (displ[r] - count[r]) * (int)sizeof(*all);
+            count[r] *= (int)sizeof(*all);
+        }
+    }
+    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK) {
+        MPI_Scatter(count, 1, MPI_INT, &mine, 1, MPI_INT, 0, comm);
+        n = (size_t)mine / sizeof(*got);
+        got = malloc(n ? (size_t)mine : 1);
+        msgs = malloc((n ? n : 1) * sizeof(*msgs));
+        ids = malloc((n ? n : 1) * sizeof(*ids));
+        if (!got || !msgs || !ids)
+            rc = tsync__oom(ctx);
+        if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK) {
+            MPI_Scatterv(all, count, displ, MPI_BYTE, got, mine, MPI_BYTE, 0, comm);
+            for (size_t i = 0; i < n; i++) {
+                msgs[i] = got[i].m;
+                ids[i] = got[i].id;
+            }
+            free(t->messages);
+            free(t->message_ids);
+            t->messages = msgs;
+            t->message_ids = ids;
+            t->n_messages = n;
+            msgs = NULL;
+            ids = NULL;
+        }
+    }
+    free(msgs);
+    free(ids);
+    free(count);
+    free(displ);
+    free(all);
+    free(got);
+    return rc;
+}
+
 /* Matches on process 0 what every process read; every process gets the result. */
 static int match(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm, tsync_ctx *ctx)
 {
@@ -137,10 +215,15 @@ static int match(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm, ts
     tsync__match_input_free(in);
     if ((rc = tsync__replay_agree(comm, rc, ctx)))
         return rc;
-    BROADCAST(t->messages, t->n_messages);
+    if (rc == TSYNC_OK)
+        rc = scatter_messages(t, comm, ctx);
+    /* The indices of session messages are the estimate's, which reads the whole
+     * trace elsewhere (run.c), not this part. */
+    free(t->session_messages);
+    t->session_messages = NULL;
+    t->n_session_messages = 0;
     BROADCAST(t->collectives, t->n_collectives);
     BROADCAST(t->members, t->n_members);
-    BROADCAST(t->session_messages, t->n_session_messages);
     if (rc == TSYNC_OK) {
         unmatched[0] = t->unmatched_sends;
         unmatched[1] = t->unmatched_recvs;

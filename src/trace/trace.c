@@ -54,6 +54,7 @@ void tsync_trace_free(tsync_trace *t)
     free(t->rank_loc);
     free(t->held);
     free(t->messages);
+    free(t->message_ids);
     free(t->collectives);
     free(t->members);
     free(t->offsets);

@@ -142,6 +142,9 @@ struct tsync_trace {
 
     size_t n_messages;
     struct tsync_message *messages;
+    uint64_t *message_ids;      /* per message: its index among the whole trace's, when
+                                 * the trace holds only those of its held locations (a
+                                 * process of the replay, ascending); NULL: the same */
     size_t n_collectives;
     struct tsync_collective *collectives;
     size_t n_members;
