@@ -178,7 +178,8 @@ static inline int64_t clc_member_lc(const struct clc *c, size_t k, int end)
 
 /* clc.c: tsync_clc_run as one process of a replay (tr NULL: alone): t->held says
  * which locations' times tl holds (the others' are NULL and stay so). Every process
- * calls it together and gets the same result; a failure anywhere fails all. */
+ * calls it together and gets the same result (but Table 4, position and distance,
+ * which is of its own locations); a failure anywhere fails all. */
 int tsync__clc_run_replay(tsync_clc_result **out, const tsync_trace *t, tsync_timeline *tl,
                           const tsync_clc_opts *opts, const struct tsync__clc_transport *tr,
                           tsync_ctx *ctx);
