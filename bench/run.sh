@@ -1,8 +1,8 @@
 #!/bin/sh
 # run.sh - `make bench`: every benchmark on 10^7 events (BENCH_EVENTS to change), the
 # pcapng writer and sync on captures on 10^6 packets (BENCH_PACKETS; mergecap is the
-# captures' floor), and the accuracy one on the trace classes of issue 11 and the
-# named simulator scenarios.
+# captures' floor), the accuracy one on the trace classes of issue 11 and the
+# named simulator scenarios, and tracesync-mpi's replay (bench/replay/run.sh).
 # Usage: run.sh BUILD_DIR
 set -eu
 build=$1
@@ -32,6 +32,10 @@ echo "== tracesync sync on two captures ($packets packets a host, snaplen 128), 
 "$build/bench/bench_capture" "$build/tracesync" "$packets" "$work/capture"
 echo "== accuracy against the truth: baseline, maps alone and sync, per estimator (trace classes of issue 11 and named scenarios, seed 1)"
 "$build/bench/bench_accuracy" "$work/accuracy"
+if [ -x "$build/tracesync-mpi" ]; then
+    echo "== tracesync-mpi clc: the replay on 1 and 2 processes against tracesync clc (4x10^6 events, BENCH_REPLAY_EVENTS)"
+    sh bench/replay/run.sh "$build" "${BENCH_REPLAY_EVENTS:-4000000}"
+fi
 if [ -x "$build/bench/bench_collect" ]; then
     echo "== the MPI collector: ns per recorded event, ping-pong and small collectives, against no tracer and EZTrace"
     sh bench/collect/run.sh "$build"

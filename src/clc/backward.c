@@ -29,7 +29,9 @@
  * interval) and marked in a bitmap, then one pass over the messages picks the sends
  * in them and takes
  * their limits, and the collective instances with a send in them get theirs; all
- * from the times after forward amortization, before anything moves.
+ * from the times after forward amortization, before anything moves. In a replay
+ * (clc.h) the times of receives held by other processes come from them first, the
+ * backward replay of seed 002, section 5.3, in one exchange.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -195,7 +197,8 @@ static int limits(struct bwd *b)
     }
     for (size_t k = 0; k < b->cand.n; k++) {
         const struct tsync_message *m = &t->messages[b->cand.id[k]];
-        b->cand_lim[k] = c->out[m->recv_loc][m->recv_idx] -
+        b->cand_lim[k] = (clc_held(c, m->recv_loc) ? c->out[m->recv_loc][m->recv_idx]
+                                                   : c->recv_lc[b->cand.id[k]]) -
                          tsync__latency_mu(&c->lat, t->locations[m->send_loc].node,
                                 t->locations[m->recv_loc].node);
     }
@@ -327,6 +330,12 @@ int tsync__clc_backward(struct clc *c)
     int rc;
 
     c->amortized = c->limited = 0;
+    if (c->tr) {                /* the replay: the limits of sends held here, first */
+        int64_t any = c->n_jumps > 0;
+        if ((rc = c->tr->reduce(c->tr->arg, &any, 1, 0)) ||
+            (any && (rc = tsync__clc_replay_backward(c))))
+            return rc;
+    }
     if (c->n_jumps == 0)
         return TSYNC_OK;
     memset(&b, 0, sizeof(b));

@@ -80,9 +80,11 @@ static int build_index(struct clc *c)
     for (size_t i = 0; i < t->n_messages; i++) {
         const struct tsync_message *m = &t->messages[i];
         if (bad_event(t, m->send_loc, m->send_idx) || bad_event(t, m->recv_loc, m->recv_idx))
-            return tsync__fail(c->ctx, TSYNC_EINVAL, "%s: clc: message %zu refers to an event "
-                               "that does not exist", t->path, i);
-        tsync__clc_list_mark(&c->recvs, m->recv_loc, m->recv_idx);
+            return tsync__fail(c->ctx, TSYNC_EINVAL, "%s: clc: message %llu refers to an event "
+                               "that does not exist", t->path, (unsigned long long)
+                               (t->message_ids ? t->message_ids[i] : i));
+        if (clc_held(c, m->recv_loc))   /* in a replay, the receives of this process */
+            tsync__clc_list_mark(&c->recvs, m->recv_loc, m->recv_idx);
     }
     for (size_t q = 0; q < t->n_collectives; q++) {
         const struct tsync_collective *co = &t->collectives[q];
@@ -99,7 +101,7 @@ static int build_index(struct clc *c)
                                    t->path, q, i);
             c->inst[k] = (uint32_t)q;
             c->role[k] = (uint8_t)tsync__coll_role(co, m);
-            if (c->role[k])
+            if (c->role[k] && clc_held(c, m->loc))
                 tsync__clc_list_mark(&c->membs, m->loc, m->begin_idx);
         }
     }
@@ -108,13 +110,14 @@ static int build_index(struct clc *c)
         return tsync__oom(c->ctx);
     for (size_t i = 0; i < t->n_messages; i++) {
         const struct tsync_message *m = &t->messages[i];
-        tsync__clc_list_put(&c->recvs, m->recv_loc, m->recv_idx, m->send_loc, m->send_idx);
+        if (clc_held(c, m->recv_loc))
+            tsync__clc_list_put(&c->recvs, m->recv_loc, m->recv_idx, m->send_loc, m->send_idx);
     }
     for (size_t q = 0; q < t->n_collectives; q++) {
         const struct tsync_collective *co = &t->collectives[q];
         for (uint32_t i = 0; i < co->n_members; i++) {
             size_t k = co->first_member + i;
-            if (c->role[k])
+            if (c->role[k] && clc_held(c, t->members[k].loc))
                 tsync__clc_list_put(&c->membs, t->members[k].loc, t->members[k].begin_idx,
                                     (uint32_t)k, 0);
         }
@@ -150,6 +153,8 @@ static int inputs(struct clc *c, tsync_time *const *in, const tsync_clc_opts *o,
 
     for (tsync_loc l = 0; l < t->n_locations; l++) {
         size_t n = (size_t)t->locations[l].n_events;
+        if (!clc_held(c, l))
+            continue;
         if (!(c->out[l] = tsync__alloc_array(n, sizeof(tsync_time))))
             return tsync__oom(c->ctx);
         c->memory += n * sizeof(tsync_time);
@@ -157,9 +162,10 @@ static int inputs(struct clc *c, tsync_time *const *in, const tsync_clc_opts *o,
     }
     if (o->presync && (rc = tsync__clc_presync_maps(&maps, &r->presync_locations, t, c->ctx)))
         return rc;
-    r->offset_records = maps ? t->n_offsets : 0;
+    for (size_t i = 0; maps && i < t->n_offsets; i++)
+        r->offset_records += clc_held(c, t->offsets[i].loc);
     for (tsync_loc l = 0; l < t->n_locations; l++) {
-        size_t n = (size_t)t->locations[l].n_events;
+        size_t n = clc_held(c, l) ? (size_t)t->locations[l].n_events : 0;
         tsync_time *x = in[l];
         /* A block at a time, so that the check reads what the map just wrote from
          * the cache; branch-free minimum and maximum, the event only on failure. */
@@ -199,7 +205,8 @@ static int passes(struct clc *c, const tsync_clc_opts *o, tsync_clc_result *r)
         if ((rc = tsync__clc_forward(c, gamma)))
             return rc;
         c->pass++;
-        error = tsync__clc_error(c);
+        if ((rc = tsync__clc_error(c, &error)))
+            return rc;
         r->pass_gamma[r->passes] = gamma;
         r->pass_error[r->passes] = error;
         r->passes++;
@@ -248,7 +255,7 @@ static void verify_location(const struct clc *c, tsync_loc l, struct loc_verify 
     int64_t delta = c->delta;
 
     v->bad = UINT64_MAX;
-    if (n == 0)
+    if (n == 0 || !clc_held(c, l))
         return;
     if (out[0] < in[0]) {
         v->bad = 0;
@@ -324,6 +331,7 @@ static int verify(struct clc *c, tsync_clc_result *r)
         tsync__dev_merge(&dist, &v->dist);
     }
     free(job.v);
+    c->max_shift = max_shift;
     r->moved_events = moved;
     r->max_shift_s = tsync__seconds(t, max_shift);
     tsync__dev_finish(&r->position, &pos, t);
@@ -346,6 +354,7 @@ static void free_state(struct clc *c)
     free(c->inst);
     free(c->bound);
     free(c->jumps);
+    tsync__clc_replay_free(c);
 }
 
 /* What both entry points check before anything else. */
@@ -366,7 +375,7 @@ static int check_args(const tsync_trace *t, const tsync_timeline *tl, const tsyn
 /* The stage on the input times `in` (pre-synchronized in place when opts ask for
  * it), LC' left in c->out. *out gets the result. */
 static int run(struct clc *c, tsync_clc_result **out, const tsync_trace *t, tsync_time *const *in,
-               const tsync_clc_opts *opts, tsync_ctx *ctx)
+               const tsync_clc_opts *opts, const struct tsync__clc_transport *tr, tsync_ctx *ctx)
 {
     tsync_clc_result *r = NULL;
     size_t nl = t->n_locations ? t->n_locations : 1;
@@ -375,6 +384,8 @@ static int run(struct clc *c, tsync_clc_result **out, const tsync_trace *t, tsyn
     memset(c, 0, sizeof(*c));
     c->t = t;
     c->ctx = ctx;
+    c->tr = tr;
+    c->held = tr ? t->held : NULL;
     c->delta = opts->delta_ticks;
     c->max_slope = opts->max_slope;
     c->out = calloc(nl, sizeof(*c->out));
@@ -384,13 +395,19 @@ static int run(struct clc *c, tsync_clc_result **out, const tsync_trace *t, tsyn
         rc = tsync__oom(ctx);
         goto out;
     }
-    if ((rc = tsync__latency_init(&c->lat, c->t, opts->latency_intra_s, opts->latency_inter_s,
-                                  opts->latency_file, MU_MAX, "clc", c->ctx)) ||
-        (rc = build_index(c)) ||
-        (rc = inputs(c, in, opts, r)) || (rc = passes(c, opts, r)))
+    /* Every process of a replay agrees on each step's result before the next, whose
+     * exchanges would otherwise wait for a process that gave up. */
+    rc = tsync__latency_init(&c->lat, c->t, opts->latency_intra_s, opts->latency_inter_s,
+                             opts->latency_file, MU_MAX, "clc", c->ctx);
+    if (rc == TSYNC_OK && (rc = build_index(c)) == TSYNC_OK)
+        rc = tsync__clc_replay_init(c);
+    if (rc == TSYNC_OK)
+        rc = inputs(c, in, opts, r);
+    if ((rc = tsync__clc_agree(c, rc)) || (rc = passes(c, opts, r)))
         goto out;
     c->memory += c->cap_jumps * sizeof(*c->jumps);
-    if ((rc = tsync__clc_backward(c)) || (rc = verify(c, r)))
+    if ((rc = tsync__clc_agree(c, tsync__clc_backward(c))) ||
+        (rc = tsync__clc_agree(c, verify(c, r))) || (rc = tsync__clc_replay_counts(c, r)))
         goto out;
 
     r->presync = opts->presync != 0;
@@ -422,6 +439,13 @@ out:
 int tsync_clc_run(tsync_clc_result **out, const tsync_trace *t, tsync_timeline *tl,
                   const tsync_clc_opts *opts, tsync_ctx *ctx)
 {
+    return tsync__clc_run_replay(out, t, tl, opts, NULL, ctx);
+}
+
+int tsync__clc_run_replay(tsync_clc_result **out, const tsync_trace *t, tsync_timeline *tl,
+                          const tsync_clc_opts *opts, const struct tsync__clc_transport *tr,
+                          tsync_ctx *ctx)
+{
     static const tsync_clc_opts defaults = TSYNC_CLC_OPTS_INIT;
     struct clc c;
     int rc;
@@ -432,9 +456,11 @@ int tsync_clc_run(tsync_clc_result **out, const tsync_trace *t, tsync_timeline *
         opts = &defaults;
     if ((rc = check_args(t, tl, opts, ctx)))
         return rc;
-    if ((rc = run(&c, out, t, tl->time, opts, ctx)) == TSYNC_OK) {
+    if ((rc = run(&c, out, t, tl->time, opts, tr, ctx)) == TSYNC_OK) {
         /* LC' becomes the timeline. */
         for (tsync_loc l = 0; l < t->n_locations; l++) {
+            if (!clc_held(&c, l))
+                continue;
             free(tl->time[l]);
             tl->time[l] = c.out[l];
             c.out[l] = NULL;
@@ -465,7 +491,7 @@ int tsync__clc_run_new(tsync_clc_result **out, tsync_timeline **out_tl, const ts
     }
     tl->n_locations = t->n_locations;
     /* With presync off, the input is only read. */
-    if ((rc = run(&c, &r, t, in->time, opts, ctx)) == TSYNC_OK) {
+    if ((rc = run(&c, &r, t, in->time, opts, NULL, ctx)) == TSYNC_OK) {
         for (tsync_loc l = 0; l < t->n_locations; l++) {
             tl->time[l] = c.out[l];
             c.out[l] = NULL;

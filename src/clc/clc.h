@@ -78,6 +78,35 @@ struct clc_agg {
     uint32_t top1_node;
 };
 
+/* ---- the replay: the stage on several processes (replay.c, src/replay/) ------------- */
+
+/* A value one process sends another during the replay; the top two bits of key say
+ * what it is (CLC_KEY_*), the rest which receive, message or member it is for. */
+struct clc_msg { uint64_t key; int64_t value; };
+
+#define CLC_KEY_SEND ((uint64_t)0 << 62)    /* forward: LC' of the send of message */
+#define CLC_KEY_BEGIN ((uint64_t)1 << 62)   /* forward: LC' of a sending member's begin */
+#define CLC_KEY_RECV ((uint64_t)2 << 62)    /* backward: LC' of the receive of message */
+#define CLC_KEY_END ((uint64_t)3 << 62)     /* backward: LC' of a receiving member's end */
+#define CLC_KEY_KIND ((uint64_t)3 << 62)
+
+/* How the processes of a replay talk: given by the caller (src/replay/ over MPI).
+ * Each process holds the locations t->held says, the messages of those locations
+ * (t->message_ids: their indices in the whole trace, the keys of their values) and
+ * every collective instance; its lists are of its own receives and members. Both
+ * calls are made by every process together, in the same order. */
+struct tsync__clc_transport {
+    uint32_t rank, n_ranks;
+    /* Sends msg[i] to process dest[i]; *in gets (malloc'ed) what the others sent
+     * this process, *n_in of them. 0 or a negative TSYNC_E* code. */
+    int (*exchange)(void *arg, const struct clc_msg *msg, const uint32_t *dest, size_t n,
+                    struct clc_msg **in, size_t *n_in);
+    /* v[0..n) becomes its maximum (sum = 0) or its sum (sum = 1) over the processes.
+     * 0 or a negative TSYNC_E* code. */
+    int (*reduce)(void *arg, int64_t *v, int n, int sum);
+    void *arg;
+};
+
 /* ---- the stage ------------------------------------------------------------------------- */
 
 /* A receive put forward by the message term: its jump dt (Fig. 2). */
@@ -113,12 +142,79 @@ struct clc {
     int64_t max_jump;
     /* Results of backward amortization. */
     uint64_t amortized, limited;
+    int64_t max_shift;       /* the largest LC' - C (verify) */
 
     size_t memory;           /* bytes of working memory held */
+
+    /* The replay (replay.c); all NULL when one process holds every location. */
+    const struct tsync__clc_transport *tr;
+    const uint8_t *held;     /* t->held */
+    int64_t *ghost;          /* per receive entry: LC' of its send, held elsewhere */
+    uint64_t *ghost_ready;   /* a bit per receive entry: ghost is there */
+    struct clc_list sends;   /* sends held here whose receive is elsewhere; id = message,
+                              * val = the receive's location */
+    int64_t *mval;           /* per member held elsewhere: forward, LC' of its begin;
+                              * backward, of its end */
+    uint8_t *mready;         /* per member: mval holds its begin (forward) */
+    int64_t *recv_lc;        /* per message whose send is held here: LC' of its receive */
+    uint32_t *stamp;         /* per process: scratch for the processes an instance spans */
+    uint32_t epoch;
 };
 
-/* presync.c: the ClockOffset interpolation map of each location (NULL where it has
- * no records); *out is NULL when the trace has none. Returns 0 or TSYNC_EINVAL /
+/* Whether location l is held by this process. */
+static inline int clc_held(const struct clc *c, tsync_loc l)
+{
+    return !c->held || c->held[l];
+}
+
+/* LC' of member k's begin (end: its end), from this process's times or as received. */
+static inline int64_t clc_member_lc(const struct clc *c, size_t k, int end)
+{
+    const struct tsync_coll_member *m = &c->t->members[k];
+    if (!clc_held(c, m->loc))
+        return c->mval[k];
+    return c->out[m->loc][end ? m->end_idx : m->begin_idx];
+}
+
+/* clc.c: tsync_clc_run as one process of a replay (tr NULL: alone): t->held says
+ * which locations' times tl holds (the others' are NULL and stay so). Every process
+ * calls it together and gets the same result (but Table 4, position and distance,
+ * which is of its own locations); a failure anywhere fails all. */
+int tsync__clc_run_replay(tsync_clc_result **out, const tsync_trace *t, tsync_timeline *tl,
+                          const tsync_clc_opts *opts, const struct tsync__clc_transport *tr,
+                          tsync_ctx *ctx);
+
+/* replay.c: message i's index in the whole trace (the key of its values), and the
+ * receive entry of the message of that index held here. */
+uint64_t tsync__clc_message_id(const struct clc *c, size_t i);
+size_t tsync__clc_replay_entry(const struct clc *c, uint64_t id);
+
+/* replay.c: the replay's state once the lists are built (nothing without c->tr).
+ * Returns 0 or TSYNC_ENOMEM. */
+int tsync__clc_replay_init(struct clc *c);
+void tsync__clc_replay_free(struct clc *c);
+/* Every process's rc agreed: the first failure anywhere fails them all (this one's
+ * own error kept, the others told that another process failed). rc without c->tr. */
+int tsync__clc_agree(struct clc *c, int rc);
+/* The error of a process told that another one failed (whose own error says why). */
+int tsync__clc_others_failed(struct clc *c);
+/* Sends the values every other process needs before backward amortization: the LC'
+ * of each receive held here whose send is elsewhere, and of each receiving member's
+ * end, to the processes of its instance's sending members. 0 or an error. */
+int tsync__clc_replay_backward(struct clc *c);
+/* The stage's counts (c's, r's events moved, largest shift and pre-synchronized
+ * locations and records) summed, or their maximum taken, over the processes. 0 or an error of the transport. */
+int tsync__clc_replay_counts(struct clc *c, tsync_clc_result *r);
+/* Appends a value for process `dest` to the outbox. 0 or -1 (no memory). */
+int tsync__clc_post(struct clc_msg **out, uint32_t **dest, size_t *n, size_t *cap, uint64_t key,
+                    int64_t value, uint32_t to);
+/* Posts (key, value) to every process other than this one that holds a member of
+ * instance q with role `role`. 0 or -1 (no memory). */
+int tsync__clc_post_instance(struct clc *c, size_t q, unsigned role, uint64_t key, int64_t value,
+                             struct clc_msg **out, uint32_t **dest, size_t *n, size_t *cap);
+
+/* presync.c: the ClockOffset interpolation map of each location held here (NULL where
+ * it has no records); *out is NULL when the trace has none. Returns 0 or TSYNC_EINVAL /
  * TSYNC_EINCONSISTENT / TSYNC_EUNSUPPORTED / TSYNC_ENOMEM. */
 int tsync__clc_presync_maps(tsync_time_map ***out, uint32_t *n_mapped, const struct tsync_trace *t,
                            tsync_ctx *ctx);
@@ -133,16 +229,18 @@ void tsync__clc_agg_free(struct clc_agg *a);
  * its receives of LC'(end) - mu (section 4.2), INT64_MAX if none. O(members). */
 void tsync__clc_coll_bounds(struct clc *c, size_t q, int backward);
 /* The forward bound of one receiving member m of instance q by looking at every
- * member: only sends whose location has passed them (pos[loc] > begin) count when
- * `pos` is given. CLC_NONE if none. O(members). */
+ * member: only sends whose location has passed them (pos[loc] > begin, or their
+ * value received in a replay) count when `pos` is given. CLC_NONE if none.
+ * O(members). */
 int64_t tsync__clc_coll_bound_one(const struct clc *c, size_t q, size_t m, const uint64_t *pos);
 
 /* forward.c: one forward pass with the given gamma into c->out; fills jumps and
  * counts. Returns 0 or TSYNC_ENOMEM / TSYNC_EUNSUPPORTED. */
 int tsync__clc_forward(struct clc *c, double gamma);
 
-/* gamma.c: the controller of section 5.2. */
-double tsync__clc_error(const struct clc *c);
+/* gamma.c: the controller of section 5.2. The error of the last pass into *error
+ * (over every process); 0 or an error of the replay's transport. */
+int tsync__clc_error(const struct clc *c, double *error);
 double tsync__clc_next_gamma(double gamma);
 /* Whether a pass with error `now` is worth its smaller gamma over one with `before`. */
 int tsync__clc_improved(double before, double now);

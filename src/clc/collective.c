@@ -133,7 +133,7 @@ static void add_range(struct clc *c, size_t f, uint32_t b, uint32_t e, int backw
         const struct tsync_coll_member *m = &t->members[f + i];
         if (c->role[f + i] & want)
             agg_add(&c->agg, t->locations[m->loc].node, m->loc,
-                    backward ? -c->out[m->loc][m->end_idx] : c->out[m->loc][m->begin_idx]);
+                    backward ? -clc_member_lc(c, f + i, 1) : clc_member_lc(c, f + i, 0));
     }
 }
 
@@ -204,9 +204,9 @@ int64_t tsync__clc_coll_bound_one(const struct clc *c, size_t q, size_t mi, cons
         if (!(c->role[k] & CLC_SEND) || s->loc == r->loc ||
             (co->cls == TSYNC_COLL_SCAN && s->comm_rank > r->comm_rank) ||
             (co->cls == TSYNC_COLL_EXSCAN && s->comm_rank >= r->comm_rank) ||
-            (pos && pos[s->loc] <= s->begin_idx))
+            (pos && (clc_held(c, s->loc) ? pos[s->loc] <= s->begin_idx : !c->mready[k])))
             continue;
-        v = c->out[s->loc][s->begin_idx] + tsync__latency_mu(&c->lat, t->locations[s->loc].node, rnode);
+        v = clc_member_lc(c, k, 0) + tsync__latency_mu(&c->lat, t->locations[s->loc].node, rnode);
         if (v > best)
             best = v;
     }

@@ -15,6 +15,15 @@
  * depends on a later event of its own location); the waiting location with the
  * lowest index then computes its receive without the sends that are not final,
  * with a warning, and the pass goes on.
+ *
+ * In a replay (seed 002, section 5.2; clc.h) each process runs the locations it
+ * holds in the same way; a send whose receive is held elsewhere has its LC' sent
+ * there, a sending member's begin to every process that holds a receiving member of
+ * its instance, and what arrives wakes the locations that wait for it, as a
+ * location advancing here does. When no process can go further, they exchange
+ * what they computed; when nothing is left to exchange, every process agrees on
+ * the lowest location still waiting, which goes on as above: the same values to
+ * the bit as on one process.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +55,11 @@ struct fwd {
     uint32_t *queue;          /* ring of runnable locations, each at most once */
     size_t qhead, qlen;
     uint32_t *pending;        /* per instance: sends not final yet */
+    /* The replay: values for other processes, and per location the next send of
+     * c->sends to post. */
+    struct clc_msg *out;
+    uint32_t *dest;
+    size_t n_out, cap_out, *scur;
     int64_t delta;
     double omg;               /* 1 - gamma */
     uint64_t done, reported, total;
@@ -145,6 +159,24 @@ static uint64_t member_event(struct fwd *f, tsync_loc l)
     return UINT64_MAX;
 }
 
+/* Whether the send of receive entry k is final, and its LC': this process's, or
+ * as received from the process that holds the sender. */
+static inline int send_final(const struct fwd *f, size_t k)
+{
+    const struct clc *c = f->c;
+    tsync_loc s = c->recvs.id[k];
+    if (clc_held(c, s))
+        return f->pos[s] > c->recvs.val[k];
+    return (int)(c->ghost_ready[k / 64] >> (k % 64) & 1);
+}
+
+static inline int64_t send_lc(const struct fwd *f, size_t k)
+{
+    const struct clc *c = f->c;
+    tsync_loc s = c->recvs.id[k];
+    return clc_held(c, s) ? c->out[s][c->recvs.val[k]] : c->ghost[k];
+}
+
 static void warn_cycle(struct fwd *f, tsync_loc l, uint64_t j)
 {
     const struct tsync_location *loc = &f->c->t->locations[l];
@@ -175,8 +207,7 @@ static int special(struct fwd *f, tsync_loc l, uint64_t j, uint64_t member_j)
         r1++;
     for (size_t k = r0; k < r1; k++) {
         tsync_loc s = c->recvs.id[k];
-        uint64_t send_idx = c->recvs.val[k];
-        if (f->pos[s] <= send_idx) {
+        if (!send_final(f, k)) {
             if (!L->forced) {
                 L->state = WAIT_LOC;
                 L->wait_on = s;
@@ -187,7 +218,7 @@ static int special(struct fwd *f, tsync_loc l, uint64_t j, uint64_t member_j)
             dropped = 1;
             continue;
         }
-        v = c->out[s][send_idx] + tsync__latency_mu(&c->lat, t->locations[s].node, node);
+        v = send_lc(f, k) + tsync__latency_mu(&c->lat, t->locations[s].node, node);
         if (v > bound)
             bound = v;
     }
@@ -246,6 +277,9 @@ static int special(struct fwd *f, tsync_loc l, uint64_t j, uint64_t member_j)
     L->prev_c = c->in[l][j];
     f->pos[l] = j + 1;
     L->rcur = r1;
+    if (m_begin && c->tr && tsync__clc_post_instance(c, q, CLC_RECV, CLC_KEY_BEGIN | mm, v, &f->out,
+                                                     &f->dest, &f->n_out, &f->cap_out))
+        return tsync__oom(c->ctx);
     if (m_begin && --f->pending[q] == 0)
         instance_ready(f, q);
     if (m_end) {
@@ -318,9 +352,9 @@ static void start(struct fwd *f)
     memset(f->pending, 0, (t->n_collectives ? t->n_collectives : 1) * sizeof(*f->pending));
     for (size_t k = 0; k < t->n_members; k++)
         c->bound[k] = CLC_NONE;     /* stays so in instances without sends */
-    for (size_t k = 0; k < c->membs.n; k++)
-        if (c->role[c->membs.id[k]] & CLC_SEND)
-            f->pending[c->inst[c->membs.id[k]]]++;
+    for (size_t k = 0; k < t->n_members; k++)  /* every process's, in a replay */
+        if (c->role[k] & CLC_SEND)
+            f->pending[c->inst[k]]++;
     for (tsync_loc l = 0; l < t->n_locations; l++) {
         struct loc_state *L = &f->L[l];
         memset(L, 0, sizeof(*L));
@@ -329,10 +363,16 @@ static void start(struct fwd *f)
         L->wait_next = NO_LOC;
         f->pos[l] = 0;
         f->wait_head[l] = NO_LOC;
-        if (t->locations[l].n_events)
+        if (f->scur)
+            f->scur[l] = c->sends.first[l];
+        if (t->locations[l].n_events && clc_held(c, l))
             enqueue(f, l);
         else
             L->state = DONE;
+    }
+    if (c->tr) {
+        memset(c->ghost_ready, 0, (c->recvs.n / 64 + 1) * sizeof(*c->ghost_ready));
+        memset(c->mready, 0, t->n_members ? t->n_members : 1);
     }
     c->n_jumps = 0;
     c->receives = c->corrected_p2p = c->corrected_coll = c->ignored = 0;
@@ -340,22 +380,118 @@ static void start(struct fwd *f)
     f->total = tsync_trace_event_count(t);
 }
 
+/* The replay: posts the LC' of every send computed since the last round whose
+ * receive is held elsewhere. 0 or TSYNC_ENOMEM. */
+static int post_sends(struct fwd *f)
+{
+    struct clc *c = f->c;
+    const struct tsync_trace *t = c->t;
+    for (tsync_loc l = 0; l < t->n_locations; l++) {
+        size_t *k = &f->scur[l], e = c->sends.first[l + 1];
+        for (; *k < e && c->sends.idx[*k] < f->pos[l]; (*k)++)
+            if (tsync__clc_post(&f->out, &f->dest, &f->n_out, &f->cap_out,
+                                CLC_KEY_SEND | tsync__clc_message_id(c, c->sends.id[*k]),
+                                c->out[l][c->sends.idx[*k]],
+                                tsync__location_holder((tsync_loc)c->sends.val[*k],
+                                                       t->n_locations, c->tr->n_ranks)))
+                return tsync__oom(c->ctx);
+    }
+    return TSYNC_OK;
+}
+
+/* The replay: what other processes sent, taken as if their locations had advanced
+ * here (a send, a sending member's begin). */
+static void take(struct fwd *f, const struct clc_msg *in, size_t n)
+{
+    struct clc *c = f->c;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = in[i].key & ~CLC_KEY_KIND;
+        if ((in[i].key & CLC_KEY_KIND) == CLC_KEY_SEND) {
+            k = tsync__clc_replay_entry(c, k);
+            c->ghost[k] = in[i].value;
+            c->ghost_ready[k / 64] |= (uint64_t)1 << (k % 64);
+            wake(f, c->recvs.id[k]);
+        } else {
+            c->mval[k] = in[i].value;
+            c->mready[k] = 1;
+            if (--f->pending[c->inst[k]] == 0)
+                instance_ready(f, c->inst[k]);
+        }
+    }
+}
+
+/* The replay, when this process can go no further (rc: its result so far): every
+ * process posts what it computed and takes what the others did; when nothing is
+ * left to send anywhere, the pass is over or, as on one process, the lowest
+ * location still waiting goes on without what it waits for. Returns 1 when the
+ * pass is over (*rc: the result every process agreed on), else 0. */
+static int replay_round(struct fwd *f, int *rc)
+{
+    struct clc *c = f->c;
+    const struct tsync__clc_transport *tr = c->tr;
+    uint32_t n = c->t->n_locations;
+    struct clc_msg *in = NULL;
+    size_t n_in = 0;
+    int64_t v[3];
+    tsync_loc low = 0;
+    int e;
+
+    while (low < n && f->L[low].state == DONE)
+        low++;
+    if (*rc == TSYNC_OK)
+        *rc = post_sends(f);
+    v[0] = *rc != TSYNC_OK;
+    v[1] = f->n_out > 0;
+    v[2] = low < n ? -(int64_t)low : INT64_MIN;
+    if ((e = tr->reduce(tr->arg, v, 3, 0)) || v[0]) {
+        if (*rc == TSYNC_OK)
+            *rc = e ? e : tsync__clc_others_failed(c);
+        return 1;
+    }
+    if (v[1]) {
+        e = tr->exchange(tr->arg, f->out, f->dest, f->n_out, &in, &n_in);
+        f->n_out = 0;
+        if (e == TSYNC_OK)
+            take(f, in, n_in);
+        free(in);
+        *rc = e;
+        return e != TSYNC_OK;
+    }
+    if (v[2] == INT64_MIN)
+        return 1;
+    low = (tsync_loc)-v[2];
+    if (clc_held(c, low)) {     /* a cycle: the lowest location left goes on without */
+        if (f->L[low].state == WAIT_LOC)
+            unwait(f, low);
+        f->L[low].forced = 1;
+        enqueue(f, low);
+    }
+    return 0;
+}
+
 static int schedule(struct fwd *f)
 {
     uint32_t n = f->c->t->n_locations, scan = 0;
+    int rc = TSYNC_OK;
     for (;;) {
-        while (f->qlen) {
+        while (f->qlen && rc == TSYNC_OK) {
             tsync_loc l = f->queue[f->qhead];
             uint64_t before = f->pos[l];
-            int rc;
             f->qhead = (f->qhead + 1) % n;
             f->qlen--;
             f->L[l].queued = 0;
             if ((rc = run(f, l)))
-                return rc;
+                break;
             if (f->pos[l] != before)
                 wake(f, l);
         }
+        if (f->c->tr) {
+            if (replay_round(f, &rc))
+                return rc;
+            continue;
+        }
+        if (rc)
+            return rc;
         while (scan < n && f->L[scan].state == DONE)
             scan++;
         if (scan == n)
@@ -384,10 +520,12 @@ int tsync__clc_forward(struct clc *c, double gamma)
     f.wait_head = malloc(nl * sizeof(*f.wait_head));
     f.queue = malloc(nl * sizeof(*f.queue));
     f.pending = malloc((t->n_collectives ? t->n_collectives : 1) * sizeof(*f.pending));
-    if (!f.L || !f.pos || !f.wait_head || !f.queue || !f.pending) {
-        rc = tsync__oom(c->ctx);
+    if (c->tr)
+        f.scur = malloc(nl * sizeof(*f.scur));
+    rc = !f.L || !f.pos || !f.wait_head || !f.queue || !f.pending || (c->tr && !f.scur)
+             ? tsync__oom(c->ctx) : TSYNC_OK;
+    if ((rc = tsync__clc_agree(c, rc)))
         goto out;
-    }
     start(&f);
     rc = schedule(&f);
     tsync__progress(c->ctx, "controlled logical clock", f.total, f.total);
@@ -397,5 +535,8 @@ out:
     free(f.wait_head);
     free(f.queue);
     free(f.pending);
+    free(f.scur);
+    free(f.out);
+    free(f.dest);
     return rc;
 }

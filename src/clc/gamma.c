@@ -12,13 +12,13 @@
  */
 #include "clc/clc.h"
 
-double tsync__clc_error(const struct clc *c)
+int tsync__clc_error(const struct clc *c, double *error)
 {
     const struct tsync_trace *t = c->t;
     int64_t first = INT64_MAX, last = INT64_MIN, lead = 0;
     for (tsync_loc l = 0; l < t->n_locations; l++) {
         uint64_t n = t->locations[l].n_events;
-        if (n == 0)
+        if (n == 0 || !clc_held(c, l))
             continue;
         if (c->in[l][0] < first)
             first = c->in[l][0];
@@ -27,9 +27,17 @@ double tsync__clc_error(const struct clc *c)
         if (c->out[l][n - 1] - c->in[l][n - 1] > lead)
             lead = c->out[l][n - 1] - c->in[l][n - 1];
     }
-    if (lead == 0)
-        return 0.0;
-    return (double)lead / (double)(last > first ? last - first : 1);
+    if (c->tr) {            /* the same three over every process: one decision everywhere */
+        int64_t v[3] = { first == INT64_MAX ? INT64_MIN : -first, last, lead };
+        int rc = c->tr->reduce(c->tr->arg, v, 3, 0);
+        if (rc)
+            return rc;
+        first = v[0] == INT64_MIN ? INT64_MAX : -v[0];
+        last = v[1];
+        lead = v[2];
+    }
+    *error = lead == 0 ? 0.0 : (double)lead / (double)(last > first ? last - first : 1);
+    return 0;
 }
 
 double tsync__clc_next_gamma(double gamma)

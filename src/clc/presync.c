@@ -101,6 +101,8 @@ int tsync__clc_presync_maps(tsync_time_map ***out, uint32_t *n_mapped, const str
                              t->path, r[i].loc, t->n_locations);
             goto out;
         }
+        if (t->held && !t->held[r[i].loc])
+            continue;       /* another process of a replay maps it */
         if ((rc = location_map(&maps[r[i].loc], t, r + i, j - i, local, global, ctx)))
             goto out;
         mapped++;

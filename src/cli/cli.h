@@ -9,6 +9,8 @@
 #include "tracesync/common.h"
 #include "tracesync/clc.h"
 #include "tracesync/estimate.h"
+#include "tracesync/pipeline.h"
+#include "tracesync/sync.h"
 #include "tracesync/trace.h"
 
 /* Exit codes: the command line contract (PRODUCT.md). */
@@ -92,6 +94,30 @@ const struct option *cli_options(const struct option *own, const struct option *
                                  const struct option *b);
 int cli_estimate_option(const char *cmd, int c, const char *arg, tsync_estimate_opts *eo);
 int cli_clc_option(const char *cmd, int c, const char *arg, tsync_clc_opts *o, unsigned *threads);
+
+/* The options of `clc`, one parser for `tracesync clc` and `tracesync-mpi clc`:
+ * argv[0] is the subcommand, `cmd` names it in messages; one INPUT (argv[optind])
+ * and -o are required. Returns -1 when the arguments are good, else the exit code
+ * of a usage error it printed. */
+struct cli_clc_args {
+    tsync_pipeline_opts po;       /* stages TSYNC_STAGES_CLC, outdir, clc */
+    const char *report, *latency;
+    unsigned threads;
+    int json, quiet;
+};
+int cli_clc_parse(const char *cmd, int argc, char **argv, struct cli_clc_args *a);
+
+/* The options of `sync`, one parser for `tracesync sync` and `tracesync-mpi sync`:
+ * argv[0] is the subcommand, `cmd` names it in messages. Returns -1 when every
+ * option is parsed (optind: the first input), else the exit code of a usage error
+ * it printed. */
+struct cli_sync_args {
+    tsync_sync_opts o;
+    const char *outdir, *report, *latency;
+    unsigned threads;
+    int json, quiet;
+};
+int cli_sync_parse(const char *cmd, int argc, char **argv, struct cli_sync_args *a);
 
 /* Subcommands. */
 int cmd_check(int argc, char **argv);

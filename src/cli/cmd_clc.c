@@ -2,6 +2,7 @@
  * anew, with the clc report (the pipeline's clc stages, pipeline.h). */
 #include <getopt.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "tracesync/pipeline.h"
@@ -51,42 +52,50 @@ out:
     return rc;
 }
 
-int cmd_clc(int argc, char **argv)
+int cli_clc_parse(const char *cmd, int argc, char **argv, struct cli_clc_args *a)
 {
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },     { "report", required_argument, NULL, 'r' },
         { "latency", required_argument, NULL, 'l' },    { "json", no_argument, NULL, 'j' },
         { "quiet", no_argument, NULL, 'q' },            { NULL, 0, NULL, 0 }
     };
-    tsync_pipeline_opts po = TSYNC_PIPELINE_OPTS_INIT;
-    const char *report = NULL, *latency = NULL;
-    unsigned threads = 0;
-    int json = 0, quiet = 0, c, k;
-
     const struct option *opts = cli_options(longopts, cli_clc_options, NULL);
+    tsync_pipeline_opts init = TSYNC_PIPELINE_OPTS_INIT;
+    int c, k;
 
-    po.stages = TSYNC_STAGES_CLC;
+    memset(a, 0, sizeof(*a));
+    a->po = init;
+    a->po.stages = TSYNC_STAGES_CLC;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":o:q", opts, NULL)) != -1) {
         switch (c) {
-        case 'o': po.outdir = optarg; break;
-        case 'r': report = optarg; break;
-        case 'l': latency = optarg; break;
-        case 'j': json = 1; break;
-        case 'q': quiet = 1; break;
+        case 'o': a->po.outdir = optarg; break;
+        case 'r': a->report = optarg; break;
+        case 'l': a->latency = optarg; break;
+        case 'j': a->json = 1; break;
+        case 'q': a->quiet = 1; break;
         default:
-            if ((k = cli_clc_option("clc", c, optarg, &po.clc, &threads)) != 0) {
+            if ((k = cli_clc_option(cmd, c, optarg, &a->po.clc, &a->threads)) != 0) {
                 if (k < 0)
                     return EXIT_USAGE;
                 break;
             }
-            return cli_bad_option("clc", c, argv);
+            return cli_bad_option(cmd, c, argv);
         }
     }
     if (argc - optind != 1)
-        return cli_usage_error("clc", "expected one INPUT (an OTF2 anchor file), got %d",
+        return cli_usage_error(cmd, "expected one INPUT (an OTF2 anchor file), got %d",
                                argc - optind);
-    if (!po.outdir)
-        return cli_usage_error("clc", "no output directory: add -o OUTDIR");
-    return run(argv[optind], &po, report, json, latency, threads, quiet);
+    if (!a->po.outdir)
+        return cli_usage_error(cmd, "no output directory: add -o OUTDIR");
+    return -1;
+}
+
+int cmd_clc(int argc, char **argv)
+{
+    struct cli_clc_args a;
+    int rc = cli_clc_parse("clc", argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    return run(argv[optind], &a.po, a.report, a.json, a.latency, a.threads, a.quiet);
 }

@@ -13,7 +13,7 @@ static const char *file_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-int cmd_sync(int argc, char **argv)
+int cli_sync_parse(const char *cmd, int argc, char **argv, struct cli_sync_args *a)
 {
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },   { "report", required_argument, NULL, 'r' },
@@ -23,84 +23,95 @@ int cmd_sync(int argc, char **argv)
         { "global-lsq", no_argument, NULL, 'g' },     { "quiet", no_argument, NULL, 'q' },
         { "name", required_argument, NULL, 'N' },     { NULL, 0, NULL, 0 }
     };
-    tsync_sync_opts o = TSYNC_SYNC_OPTS_INIT;
-    const char *outdir = NULL, *report = NULL, *latency = NULL;
     const struct option *opts = cli_options(longopts, cli_estimate_options, cli_clc_options);
-    unsigned threads = 0;
-    int json = 0, quiet = 0, inconsistent = 0, c, k, rc = EXIT_OK;
-    tsync_ctx *ctx;
+    tsync_sync_opts init = TSYNC_SYNC_OPTS_INIT;
+    int c, k;
 
+    memset(a, 0, sizeof(*a));
+    a->o = init;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":o:q", opts, NULL)) != -1) {
         switch (c) {
-        case 'o': outdir = optarg; break;
-        case 'r': report = optarg; break;
-        case 'j': json = 1; break;
-        case 'n': o.clc = 0; break;
-        case 'R': cli_parse_reference(optarg, &o.estimate); break;
-        case 'g': o.estimate.global_lsq = 1; break;
-        case 'l': latency = optarg; break;
-        case 'q': quiet = 1; break;
+        case 'o': a->outdir = optarg; break;
+        case 'r': a->report = optarg; break;
+        case 'j': a->json = 1; break;
+        case 'n': a->o.clc = 0; break;
+        case 'R': cli_parse_reference(optarg, &a->o.estimate); break;
+        case 'g': a->o.estimate.global_lsq = 1; break;
+        case 'l': a->latency = optarg; break;
+        case 'q': a->quiet = 1; break;
         case 'e':
-            if (cli_parse_estimator("sync", optarg, &o.estimate))
-                return 2;
+            if (cli_parse_estimator(cmd, optarg, &a->o.estimate))
+                return EXIT_USAGE;
             break;
         case 'd':
-            if (cli_parse_domains(optarg, &o.open))
-                return cli_usage_error("sync", "--domains: expected node, location or a "
-                                               "domain file");
+            if (cli_parse_domains(optarg, &a->o.open))
+                return cli_usage_error(cmd, "--domains: expected node, location or a "
+                                            "domain file");
             break;
         case 'N':
-            if (cli_parse_name(optarg, &o.open))
-                return cli_usage_error("sync", "--name: expected FILE=HOST");
+            if (cli_parse_name(optarg, &a->o.open))
+                return cli_usage_error(cmd, "--name: expected FILE=HOST");
             break;
         default:
             /* The options of the stages sync runs, parsed as the stages' commands do. */
-            if ((k = cli_estimate_option("sync", c, optarg, &o.estimate)) == 0)
-                k = cli_clc_option("sync", c, optarg, &o.clc_opts, &threads);
+            if ((k = cli_estimate_option(cmd, c, optarg, &a->o.estimate)) == 0)
+                k = cli_clc_option(cmd, c, optarg, &a->o.clc_opts, &a->threads);
             if (k < 0)
                 return EXIT_USAGE;
             if (k > 0)
                 break;
-            return cli_bad_option("sync", c, argv);
+            return cli_bad_option(cmd, c, argv);
         }
     }
+    return -1;
+}
+
+int cmd_sync(int argc, char **argv)
+{
+    struct cli_sync_args a;
+    int inconsistent = 0, rc = cli_sync_parse("sync", argc, argv, &a);
+    tsync_ctx *ctx;
+
+    if (rc >= 0)
+        return rc;
+    rc = EXIT_OK;
     if (optind >= argc)
         return cli_usage_error("sync", "no input given (%s)", tsync_trace_formats());
-    if (!outdir)
+    if (!a.outdir)
         return cli_usage_error("sync", "no output directory: add -o OUTDIR");
-    if (report && cli_trace_count(argc, argv, optind) > 1)
+    if (a.report && cli_trace_count(argc, argv, optind) > 1)
         return cli_usage_error("sync", "--report takes one input; run sync once per input");
     for (int i = optind; i < argc; i++)
         for (int j = optind; j < i; j++)
             if (strcmp(file_name(argv[i]), file_name(argv[j])) == 0)
                 return cli_usage_error("sync", "%s and %s have the same file name: both would be "
                                        "written to %s/%s; run sync once per input, each with "
-                                       "its own -o", argv[j], argv[i], outdir, file_name(argv[i]));
-    if (report && cli_prepare_output("sync", "--report", report))
+                                       "its own -o", argv[j], argv[i], a.outdir, file_name(argv[i]));
+    if (a.report && cli_prepare_output("sync", "--report", a.report))
         return EXIT_USAGE;
-    ctx = cli_context(quiet);
-    tsync_ctx_set_threads(ctx, threads);
-    if (cli_parse_latency("sync", latency, &o.check, ctx)) {
+    ctx = cli_context(a.quiet);
+    tsync_ctx_set_threads(ctx, a.threads);
+    if (cli_parse_latency("sync", a.latency, &a.o.check, ctx)) {
         tsync_ctx_free(ctx);
         return EXIT_USAGE;
     }
     for (int i = optind, used; i < argc && rc == EXIT_OK; i += used) {
         tsync_sync_result *r = NULL;
         char *text = NULL;
-        used = cli_trace_inputs(argc, argv, i, &o.open);
+        used = cli_trace_inputs(argc, argv, i, &a.o.open);
         /* Each input's corrected trace and the report land together, or neither. */
-        if (tsync_ctx_hold_outputs(ctx) || tsync_sync_run(&r, argv[i], outdir, &o, ctx)) {
+        if (tsync_ctx_hold_outputs(ctx) || tsync_sync_run(&r, argv[i], a.outdir, &a.o, ctx)) {
             rc = cli_fail(ctx, "sync");
             break;
         }
-        if ((json || report) && !(text = tsync_sync_result_json(r, ctx)))
+        if ((a.json || a.report) && !(text = tsync_sync_result_json(r, ctx)))
             rc = cli_fail(ctx, "sync");
-        else if (report && cli_write_report("sync", "--report", text, report, ctx))
+        else if (a.report && cli_write_report("sync", "--report", text, a.report, ctx))
             rc = EXIT_USAGE;
         else if (tsync_ctx_commit_outputs(ctx))
             rc = cli_fail(ctx, "sync");
-        else if (json)
+        else if (a.json)
             printf("%s\n", text);
         else
             tsync_sync_result_print(r, stdout);

@@ -130,7 +130,7 @@ int tsync_trace_is_file_set(const char *path)
 /* The reader's steps into a new trace; on failure the trace is freed. */
 static int read_trace(tsync_trace **out, struct tsync_match_input *match, const char *path,
                       const tsync_open_opts *opts, enum tsync_domain_rule rule,
-                      const struct tsync__domain_file *df, tsync_ctx *ctx)
+                      const struct tsync__domain_file *df, const uint32_t *part, tsync_ctx *ctx)
 {
     const struct tsync__format *fmt;
     struct tsync_sink sink;
@@ -159,10 +159,18 @@ static int read_trace(tsync_trace **out, struct tsync_match_input *match, const 
         rc = tsync__fail(ctx, TSYNC_EFORMAT, "%s: the trace defines no locations (empty trace)", path);
         goto out;
     }
+    if (part) {         /* process part[0] of part[1] reads its own locations only */
+        if (!(t->held = calloc(t->n_locations, 1))) {
+            rc = tsync__oom(ctx);
+            goto out;
+        }
+        for (tsync_loc l = 0; l < t->n_locations; l++)
+            t->held[l] = tsync__location_holder(l, t->n_locations, part[1]) == part[0];
+    }
     if ((rc = tsync__sink_domains(&sink, rule)) || (df && (rc = tsync__domain_file_apply(t, df, ctx))) ||
         (rc = fmt->events(reader, &sink)))
         goto out;
-    if (tsync_trace_event_count(t) == 0)
+    if (!part && tsync_trace_event_count(t) == 0)
         rc = tsync__fail(ctx, TSYNC_EFORMAT, "%s: the trace has no events (empty trace)", path);
 out:
     fmt->close(reader);
@@ -194,9 +202,18 @@ int tsync__trace_open_unmatched(tsync_trace **out, struct tsync_match_input *mat
             return rc;
         dfp = &df;
     }
-    rc = read_trace(out, match, path, opts, rule, dfp, ctx);
+    rc = read_trace(out, match, path, opts, rule, dfp, NULL, ctx);
     tsync__domain_file_free(dfp);
     return rc;
+}
+
+int tsync__trace_open_part(tsync_trace **out, struct tsync_match_input *match, const char *path,
+                           uint32_t rank, uint32_t n_ranks, tsync_ctx *ctx)
+{
+    const uint32_t part[2] = { rank, n_ranks };
+    memset(match, 0, sizeof(*match));
+    tsync__clear(ctx);
+    return read_trace(out, match, path, NULL, TSYNC_DOMAIN_NODE, NULL, part, ctx);
 }
 
 int tsync_trace_open(tsync_trace **out, const char *path, const tsync_open_opts *opts, tsync_ctx *ctx)

@@ -14,6 +14,12 @@
  * only on ENOMEM, leaving t to the caller. */
 int tsync__trace_open_unmatched(tsync_trace **out, struct tsync_match_input *match,
                                 const char *path, const tsync_open_opts *opts, tsync_ctx *ctx);
+/* The part of the trace at `path` that process `rank` of `n_ranks` holds (the MPI
+ * replay, src/replay/): every definition, the events and records of the locations
+ * tsync__location_holder gives it (t->held), none of the others'. Clock domains by
+ * node. Fails as tsync__trace_open_unmatched; a part without events is no error. */
+int tsync__trace_open_part(tsync_trace **out, struct tsync_match_input *match, const char *path,
+                           uint32_t rank, uint32_t n_ranks, tsync_ctx *ctx);
 /* tsync__trace_match: match/match.h. */
 
 #endif

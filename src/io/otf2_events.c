@@ -374,6 +374,8 @@ static void read_worker(void *arg, unsigned w)
     struct evt_state *es = (struct evt_state *)arg + w;
     for (tsync_loc i = es->first; i < es->end && es->rc == TSYNC_OK && i < *es->stop; i++) {
         tsync_loc stop = *es->stop;
+        if (es->t->held && !es->t->held[i])
+            continue;       /* another process reads it */
         if ((es->rc = read_location(es, i)))
             while (i < stop && !atomic_compare_exchange_weak(es->stop, &stop, i))
                 ;
@@ -454,7 +456,8 @@ int tsync__otf2_read_events(void *r, struct tsync_sink *sink)
     if (n > 1 && tsync__otf2_reader_threads(reader) != OTF2_SUCCESS)
         n = 1;
     for (uint32_t i = 0; i < sink->t->n_locations; i++)
-        OTF2_Reader_SelectLocation(reader, sink->t->locations[i].ref);
+        if (!sink->t->held || sink->t->held[i])
+            OTF2_Reader_SelectLocation(reader, sink->t->locations[i].ref);
     if (OTF2_Reader_OpenDefFiles(reader) != OTF2_SUCCESS ||
         OTF2_Reader_OpenEvtFiles(reader) != OTF2_SUCCESS) {
         rc = tsync__fail(sink->ctx, TSYNC_EIO, "%s: cannot open the event files", st->path);

@@ -200,11 +200,18 @@ static void mem_free_all(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void 
 
 static const OTF2_MemoryCallbacks memory_callbacks = { mem_allocate, mem_free_all };
 
+OTF2_ErrorCode tsync__otf2_archive_callbacks(OTF2_Archive *archive)
+{
+    OTF2_ErrorCode e;
+    if ((e = OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, NULL)) != OTF2_SUCCESS)
+        return e;
+    return OTF2_Archive_SetMemoryCallbacks(archive, &memory_callbacks, NULL);
+}
+
 OTF2_ErrorCode tsync__otf2_archive_setup(OTF2_Archive *archive)
 {
     OTF2_ErrorCode e;
-    if ((e = OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
-        (e = OTF2_Archive_SetMemoryCallbacks(archive, &memory_callbacks, NULL)) != OTF2_SUCCESS)
+    if ((e = tsync__otf2_archive_callbacks(archive)) != OTF2_SUCCESS)
         return e;
     return OTF2_Archive_SetSerialCollectiveCallbacks(archive);
 }

@@ -46,5 +46,7 @@ uint64_t tsync__otf2_write_chunk_evt(uint64_t chunk);
 /* Sets up a new archive for writing: bounded memory per event writer, flushes to
  * the files without BufferFlush records, serial collectives. */
 OTF2_ErrorCode tsync__otf2_archive_setup(OTF2_Archive *archive);
+/* The same without the collectives, for a caller that sets its own. */
+OTF2_ErrorCode tsync__otf2_archive_callbacks(OTF2_Archive *archive);
 
 #endif

@@ -41,4 +41,33 @@ void tsync__otf2_read_defs_free(struct tsync_otf2_read *r);
 int tsync__otf2_write(const struct tsync_trace *t, const struct tsync_timeline *tl,
                       const char *outdir, tsync_ctx *ctx);
 
+/* Where tsync__otf2_write writes: checks OUTDIR (made if missing; not the input's
+ * directory) and makes a temporary directory in it (*tmpdir), and the archive's name
+ * (*name, without .otf2); both malloc'ed, NULL on failure. tsync__otf2_out_finish
+ * takes both: on rc 0 moves the archive into OUTDIR, else removes it; returns the
+ * result. */
+int tsync__otf2_out_begin(char **tmpdir, char **name, const struct tsync_trace *t,
+                          const char *outdir, tsync_ctx *ctx);
+int tsync__otf2_out_finish(int rc, char *tmpdir, char *name, const char *outdir, tsync_ctx *ctx);
+
+/* One process's part of a corrected archive (the MPI replay, src/replay/): the
+ * locations t->held says, the global definitions too when `root`. Every process
+ * calls tsync__otf2_write_part together, on the same temporary directory, which
+ * the caller made and moves into place or removes. */
+struct tsync__otf2_part {
+    int root;
+    tsync_time t_min, t_max;    /* the corrected times' range over every process */
+    int changed;                /* some timestamp changed on some process */
+    const char *tmpdir;
+    /* Sets the archive's collective callbacks (libotf2's MPI ones). */
+    OTF2_ErrorCode (*collectives)(OTF2_Archive *archive, void *arg);
+    void *arg;
+};
+int tsync__otf2_write_part(const struct tsync_trace *t, const struct tsync_timeline *tl,
+                           const struct tsync__otf2_part *part, tsync_ctx *ctx);
+/* The range of the times of the locations held here and whether any differs from
+ * the raw one; fails (naming the event) on a negative time, which OTF2 cannot hold. */
+int tsync__otf2_scan_times(const struct tsync_trace *t, const struct tsync_timeline *tl,
+                           tsync_time *t_min, tsync_time *t_max, int *changed, tsync_ctx *ctx);
+
 #endif

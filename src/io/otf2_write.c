@@ -45,6 +45,7 @@
 struct write_state {
     const struct tsync_trace *t;
     const struct tsync_timeline *tl;
+    const struct tsync__otf2_part *part; /* one process's part of the archive, or NULL */
     tsync_ctx *ctx;
     OTF2_Archive *archive;
     OTF2_Reader *reader;
@@ -206,6 +207,8 @@ static void copy_worker(void *arg, unsigned k)
         tsync_loc i = atomic_fetch_add(&w->next, 1), stop = atomic_load(&w->stop);
         if (i >= w->t->n_locations || i > stop)
             return;
+        if (w->t->held && !w->t->held[i])
+            continue;       /* another process's part */
         if ((d->rc = copy_location(d, i))) {
             d->failed = i;
             while (i < stop && !atomic_compare_exchange_weak(&w->stop, &stop, i))
@@ -288,8 +291,8 @@ static int copy_archive(struct write_state *w, const char *tmpdir, const char *n
     OTF2_ErrorCode e;
     int rc = TSYNC_OK;
 
-    if (threads > w->t->n_locations)
-        threads = w->t->n_locations ? w->t->n_locations : 1;
+    if (threads > w->t->n_locations || w->part)
+        threads = w->part || !w->t->n_locations ? 1 : w->t->n_locations;
     w->reader = OTF2_Reader_Open(w->t->path);
     w->ecb = OTF2_EvtReaderCallbacks_New();
     w->dcb = OTF2_DefReaderCallbacks_New();
@@ -308,7 +311,9 @@ static int copy_archive(struct write_state *w, const char *tmpdir, const char *n
                          tsync__otf2_last_error());
         goto out;
     }
-    if ((e = tsync__otf2_archive_setup(w->archive)) != OTF2_SUCCESS ||
+    if ((e = w->part ? tsync__otf2_archive_callbacks(w->archive)
+                     : tsync__otf2_archive_setup(w->archive)) != OTF2_SUCCESS ||
+        (w->part && (e = w->part->collectives(w->archive, w->part->arg)) != OTF2_SUCCESS) ||
         (threads > 1 && ((e = tsync__otf2_reader_threads(w->reader)) != OTF2_SUCCESS ||
                          (e = tsync__otf2_archive_threads(w->archive)) != OTF2_SUCCESS))) {
         rc = fail_otf2(w, w->ctx, NULL, "setting up the archive", e);
@@ -321,7 +326,8 @@ static int copy_archive(struct write_state *w, const char *tmpdir, const char *n
     OTF2_DefReaderCallbacks_SetClockOffsetCallback(w->dcb, copy_clock_offset);
 
     for (uint32_t i = 0; i < w->t->n_locations; i++)
-        OTF2_Reader_SelectLocation(w->reader, w->t->locations[i].ref);
+        if (!w->t->held || w->t->held[i])
+            OTF2_Reader_SelectLocation(w->reader, w->t->locations[i].ref);
     if (OTF2_Reader_OpenDefFiles(w->reader) != OTF2_SUCCESS ||
         OTF2_Reader_OpenEvtFiles(w->reader) != OTF2_SUCCESS ||
         OTF2_Archive_OpenDefFiles(w->archive) != OTF2_SUCCESS ||
@@ -333,14 +339,17 @@ static int copy_archive(struct write_state *w, const char *tmpdir, const char *n
     rc = copy_locations(w, threads);
     OTF2_Reader_CloseEvtFiles(w->reader);
     OTF2_Reader_CloseDefFiles(w->reader);
+    /* Closed also after a failure: with a part, every process closes together. */
+    if ((e = OTF2_Archive_CloseEvtFiles(w->archive)) == OTF2_SUCCESS)
+        e = OTF2_Archive_CloseDefFiles(w->archive);
     if (rc)
         goto out;
-    if ((e = OTF2_Archive_CloseEvtFiles(w->archive)) != OTF2_SUCCESS ||
-        (e = OTF2_Archive_CloseDefFiles(w->archive)) != OTF2_SUCCESS) {
+    if (e != OTF2_SUCCESS) {
         rc = fail_otf2(w, w->ctx, NULL, "closing files", e);
         goto out;
     }
-    rc = copy_global_defs(w);
+    if (!w->part || w->part->root)
+        rc = copy_global_defs(w);
 out:
     if (w->archive) {
         e = OTF2_Archive_Close(w->archive);
@@ -374,8 +383,8 @@ static int scan_times(struct write_state *w)
         const struct tsync_location *l = &t->locations[i];
         const tsync_time *x = w->tl->time[i];
         tsync_time lo = INT64_MAX, hi = INT64_MIN;
-        uint64_t diff = 0;
-        for (uint64_t k = 0; k < l->n_events; k++) {
+        uint64_t diff = 0, n = t->held && !t->held[i] ? 0 : l->n_events;
+        for (uint64_t k = 0; k < n; k++) {
             lo = x[k] < lo ? x[k] : lo;
             hi = x[k] > hi ? x[k] : hi;
             diff |= (uint64_t)(x[k] ^ l->time[k]);
@@ -397,35 +406,82 @@ static int scan_times(struct write_state *w)
     return TSYNC_OK;
 }
 
-int tsync__otf2_write(const tsync_trace *t, const tsync_timeline *tl, const char *outdir, tsync_ctx *ctx)
+/* copy_archive, with libotf2's errors watched (some it reports only there). */
+static int copy_watched(struct write_state *w, const char *tmpdir, const char *name)
+{
+    char why[600];
+    int rc;
+    OTF2_Error_RegisterCallback(tsync__otf2_quiet_errors, NULL);
+    w->watch = tsync__otf2_watch_begin();
+    rc = copy_archive(w, tmpdir, name);
+    if (rc == TSYNC_OK && tsync__otf2_watch_failed(w->watch, why, sizeof(why)))
+        rc = tsync__fail(w->ctx, TSYNC_EIO, "%s/%s.otf2: cannot write the corrected archive: %s",
+                         tmpdir, name, why);
+    return rc;
+}
+
+int tsync__otf2_scan_times(const tsync_trace *t, const tsync_timeline *tl, tsync_time *t_min,
+                           tsync_time *t_max, int *changed, tsync_ctx *ctx)
 {
     struct write_state w;
-    char *indir = NULL, *name = NULL, *tmpdir = NULL, why[600];
+    int rc;
+    memset(&w, 0, sizeof(w));
+    w.t = t;
+    w.tl = tl;
+    w.ctx = ctx;
+    rc = scan_times(&w);
+    *t_min = w.t_min;
+    *t_max = w.t_max;
+    *changed = w.changed;
+    return rc;
+}
+
+int tsync__otf2_write_part(const tsync_trace *t, const tsync_timeline *tl,
+                           const struct tsync__otf2_part *part, tsync_ctx *ctx)
+{
+    struct write_state w;
+    char *indir = NULL, *name = NULL;
     int rc;
 
     memset(&w, 0, sizeof(w));
     w.t = t;
     w.tl = tl;
+    w.part = part;
     w.ctx = ctx;
-    if ((rc = scan_times(&w)))
-        return rc;
+    w.t_min = part->t_min;
+    w.t_max = part->t_max;
+    w.changed = part->changed;
     if ((rc = tsync__otf2_split_anchor(t->path, &indir, &name, ctx)))
         return rc;
-    if ((rc = tsync__mkdirs(outdir, ctx)))
-        goto out;
-    if (same_file(indir, outdir)) {
+    rc = copy_watched(&w, part->tmpdir, name);
+    free(indir);
+    free(name);
+    return rc;
+}
+
+int tsync__otf2_out_begin(char **tmpdir, char **name, const tsync_trace *t, const char *outdir,
+                          tsync_ctx *ctx)
+{
+    char *indir = NULL;
+    int rc;
+    *tmpdir = *name = NULL;
+    if ((rc = tsync__otf2_split_anchor(t->path, &indir, name, ctx)))
+        return rc;
+    if ((rc = tsync__mkdirs(outdir, ctx)) == TSYNC_OK && same_file(indir, outdir))
         rc = tsync__fail(ctx, TSYNC_EINVAL, "%s: the output directory is the input's; choose "
                          "another -o so that the input stays untouched", outdir);
-        goto out;
+    if (rc == TSYNC_OK)
+        rc = tsync__outdir_begin(tmpdir, outdir, ctx);
+    free(indir);
+    if (rc) {
+        free(*name);
+        *name = NULL;
     }
-    if ((rc = tsync__outdir_begin(&tmpdir, outdir, ctx)))
-        goto out;
-    OTF2_Error_RegisterCallback(tsync__otf2_quiet_errors, NULL);
-    w.watch = tsync__otf2_watch_begin();
-    rc = copy_archive(&w, tmpdir, name);
-    if (rc == TSYNC_OK && tsync__otf2_watch_failed(w.watch, why, sizeof(why)))
-        rc = tsync__fail(ctx, TSYNC_EIO, "%s/%s.otf2: cannot write the corrected archive: %s",
-                         tmpdir, name, why);
+    return rc;
+}
+
+int tsync__otf2_out_finish(int rc, char *tmpdir, char *name, const char *outdir, tsync_ctx *ctx)
+{
     rc = tsync__outdir_failed(rc, tmpdir, ctx);
     if (rc == TSYNC_OK) {
         /* The directory before its anchor: an archive is complete when its anchor appears. */
@@ -439,9 +495,23 @@ int tsync__otf2_write(const tsync_trace *t, const tsync_timeline *tl, const char
             tmpdir = NULL;
         free(parts[0]), free(parts[1]), free(parts[2]);
     }
-out:
     tsync__outdir_end(tmpdir);
-    free(indir);
     free(name);
     return rc;
+}
+
+int tsync__otf2_write(const tsync_trace *t, const tsync_timeline *tl, const char *outdir, tsync_ctx *ctx)
+{
+    struct write_state w;
+    char *name = NULL, *tmpdir = NULL;
+    int rc;
+
+    memset(&w, 0, sizeof(w));
+    w.t = t;
+    w.tl = tl;
+    w.ctx = ctx;
+    if ((rc = scan_times(&w)) || (rc = tsync__otf2_out_begin(&tmpdir, &name, t, outdir, ctx)))
+        return rc;
+    rc = copy_watched(&w, tmpdir, name);
+    return tsync__otf2_out_finish(rc, tmpdir, name, outdir, ctx);
 }

@@ -25,6 +25,11 @@ struct tsync_trace *tsync__trace_alloc(const char *path)
     return t;
 }
 
+uint32_t tsync__location_holder(tsync_loc l, uint32_t n_locations, uint32_t n_ranks)
+{
+    return (uint32_t)((uint64_t)l * n_ranks / (n_locations ? n_locations : 1));
+}
+
 void tsync_trace_free(tsync_trace *t)
 {
     if (!t)
@@ -47,7 +52,9 @@ void tsync_trace_free(tsync_trace *t)
     free(t->domains);
     free(t->comms);
     free(t->rank_loc);
+    free(t->held);
     free(t->messages);
+    free(t->message_ids);
     free(t->collectives);
     free(t->members);
     free(t->offsets);
@@ -210,11 +217,12 @@ int tsync_timeline_new(tsync_timeline **out, const tsync_trace *t, tsync_ctx *ct
         goto oom;
     for (uint32_t i = 0; i < t->n_locations; i++) {
         const struct tsync_location *l = &t->locations[i];
-        tl->time[i] = tsync__alloc_array(l->n_events, sizeof(tsync_time));
+        uint64_t n = t->held && !t->held[i] ? 0 : l->n_events; /* held elsewhere: none */
+        tl->time[i] = tsync__alloc_array(n, sizeof(tsync_time));
         if (!tl->time[i])
             goto oom;
-        if (l->n_events)
-            memcpy(tl->time[i], l->time, l->n_events * sizeof(tsync_time));
+        if (n)
+            memcpy(tl->time[i], l->time, n * sizeof(tsync_time));
     }
     *out = tl;
     return TSYNC_OK;

@@ -139,9 +139,16 @@ struct tsync_trace {
     struct tsync_comm *comms;
     tsync_loc *rank_loc;        /* world rank -> location, n_ranks entries */
     uint32_t n_ranks;
+    uint8_t *held;              /* per location: its events are read here; NULL: all are.
+                                 * A process of the MPI replay (src/replay/) holds its own
+                                 * locations only; the others keep their definitions and
+                                 * event count, without times or kinds */
 
     size_t n_messages;
     struct tsync_message *messages;
+    uint64_t *message_ids;      /* per message: its index among the whole trace's, when
+                                 * the trace holds only those of its held locations (a
+                                 * process of the replay, ascending); NULL: the same */
     size_t n_collectives;
     struct tsync_collective *collectives;
     size_t n_members;
@@ -160,6 +167,11 @@ struct tsync_timeline {
     uint32_t n_locations;
     tsync_time **time;          /* per location, as many as it has events */
 };
+
+/* The process that holds location l when n_ranks processes share n_locations (the
+ * MPI replay, src/replay/): contiguous blocks of about n_locations / n_ranks, in
+ * location order, so that the processes in rank order hold the locations in order. */
+uint32_t tsync__location_holder(tsync_loc l, uint32_t n_locations, uint32_t n_ranks);
 
 /* Allocates an empty trace for a reader to fill; NULL when out of memory. */
 struct tsync_trace *tsync__trace_alloc(const char *path);
