@@ -53,7 +53,7 @@ static void collect(struct collected *c, const tsync_trace *t)
 {
     struct tsync__sample_opts o = { { MU_INTRA, MU_INTER, MU_INTER, 0, NULL }, 0, 0, 0, 0 };
     assert_int_equal(tsync__graph_init(&c->g, t->n_domains, tsync__pair_free), 0);
-    assert_int_equal(tsync__collect_samples(&c->g, t, &o, &c->intra), 0);
+    assert_int_equal(tsync__collect_samples(&c->g, t, NULL, 0, &o, &c->intra), 0);
 }
 
 /* The samples of edge i. */
@@ -235,7 +235,7 @@ static void test_prompt_exchanges(void **state)
     fx_msg(f, 1, 211000, 0, 250200);
     t = fx_done(f);
     assert_int_equal(tsync__graph_init(&c.g, t->n_domains, tsync__pair_free), 0);
-    assert_int_equal(tsync__collect_samples(&c.g, t, &o, &c.intra), 0);
+    assert_int_equal(tsync__collect_samples(&c.g, t, NULL, 0, &o, &c.intra), 0);
     assert_int_equal(c.g.n_edges, 1);
     assert_int_equal(samples(&c, 0)->n_exch, 2);
     assert_int_equal(samples(&c, 0)->exch[0].x, 10000 + (60000 - 10000) / 2);  /* (T1 + T4) / 2 */
@@ -244,7 +244,7 @@ static void test_prompt_exchanges(void **state)
     tsync__graph_free(&c.g);
     t->format = TSYNC_FORMAT_CSV;
     assert_int_equal(tsync__graph_init(&c.g, t->n_domains, tsync__pair_free), 0);
-    assert_int_equal(tsync__collect_samples(&c.g, t, &o, &c.intra), 0);
+    assert_int_equal(tsync__collect_samples(&c.g, t, NULL, 0, &o, &c.intra), 0);
     assert_int_equal(samples(&c, 0)->n_exch, 5);
     tsync__graph_free(&c.g);
     tsync_trace_free(t);
@@ -273,7 +273,7 @@ static void test_contradicting_offsets(void **state)
         fx_offset(f, 2, 600000000000, -20000, 100);
         t = fx_done(f);
         assert_int_equal(tsync__graph_init(&c.g, t->n_domains, tsync__pair_free), 0);
-        assert_int_equal(tsync__collect_samples(&c.g, t, &o, &c.intra), 0);
+        assert_int_equal(tsync__collect_samples(&c.g, t, NULL, 0, &o, &c.intra), 0);
         assert_int_equal(c.g.n_edges, 1);
         s = samples(&c, 0);                /* x: the master's clock, y: node 1's */
         assert_int_equal(s->n_above, 3);
