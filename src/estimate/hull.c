@@ -203,13 +203,40 @@ struct hull_range {
     struct tsync__pt *lower, *upper;  /* one allocation */
 };
 
+/* Vertices on each side of the one the slopes point to that envelope still
+ * compares: where an edge's slope is within rounding of a, the two values are
+ * nearly equal and the arithmetic decides, as it would over every vertex. */
+#define ENVELOPE_NEAR 2
+
+/* The vertex where y_i - a x_i is least on a lower hull (sign 1; its edges' slopes
+ * increase) or greatest on an upper hull (sign -1; they decrease): the first whose
+ * next edge's slope reaches a. */
+static size_t extreme_vertex(const struct tsync__pt *v, size_t n, long double a, int sign)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        long double s = slope(v[mid], v[mid + 1]);
+        if (sign > 0 ? s >= a : s <= a)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
 /* min_i (y_i + a (X - x_i)) over the lower hull (sign 1), or max_j over the upper
- * hull (sign -1), relative to the origin. */
+ * hull (sign -1), relative to the origin. Convex in i: only the vertices around
+ * the one the edges' slopes point to are compared (a hull of 10^7 samples has
+ * thousands of vertices, and the maps ask for ranges at every window). */
 static long double envelope(const struct tsync__pt *v, size_t n, const struct tsync__piece *pc,
                             long double a, tsync_time x, int sign)
 {
     long double best = sign > 0 ? INFINITY : -INFINITY;
-    for (size_t i = 0; i < n; i++) {
+    size_t k = n > 2 * ENVELOPE_NEAR + 1 ? extreme_vertex(v, n, a, sign) : 0;
+    size_t from = k > ENVELOPE_NEAR ? k - ENVELOPE_NEAR : 0;
+    size_t to = n > 2 * ENVELOPE_NEAR + 1 && k + ENVELOPE_NEAR + 1 < n ? k + ENVELOPE_NEAR + 1 : n;
+    for (size_t i = from; i < to; i++) {
         long double val = (long double)((i128)v[i].y - pc->y0) +
                           a * (long double)((i128)x - v[i].x);
         if (sign > 0 ? val < best : val > best)
