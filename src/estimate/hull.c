@@ -87,9 +87,20 @@ static int slope_gt(struct tsync__pt p1, struct tsync__pt q1, struct tsync__pt p
     return ((i128)q1.y - p1.y) * ((i128)q2.x - p2.x) > ((i128)q2.y - p2.y) * ((i128)q1.x - p1.x);
 }
 
+/* a - b exactly where it fits in 64 bits (a long double holds it exactly), else
+ * through 128 bits: the same value, without the slow 128-bit conversion almost
+ * always. */
+static long double diff(tsync_time a, tsync_time b)
+{
+    int64_t d;
+    if (!__builtin_sub_overflow(a, b, &d))
+        return (long double)d;
+    return (long double)((i128)a - b);
+}
+
 static long double slope(struct tsync__pt p, struct tsync__pt q)
 {
-    return (long double)((i128)q.y - p.y) / (long double)((i128)q.x - p.x);
+    return diff(q.y, p.y) / diff(q.x, p.x);
 }
 
 /* Appends to a lower (`lower` = 1) or upper hull. A point with the x of the last
@@ -237,8 +248,7 @@ static long double envelope(const struct tsync__pt *v, size_t n, const struct ts
     size_t from = k > ENVELOPE_NEAR ? k - ENVELOPE_NEAR : 0;
     size_t to = n > 2 * ENVELOPE_NEAR + 1 && k + ENVELOPE_NEAR + 1 < n ? k + ENVELOPE_NEAR + 1 : n;
     for (size_t i = from; i < to; i++) {
-        long double val = (long double)((i128)v[i].y - pc->y0) +
-                          a * (long double)((i128)x - v[i].x);
+        long double val = diff(v[i].y, pc->y0) + a * diff(x, v[i].x);
         if (sign > 0 ? val < best : val > best)
             best = val;
     }

@@ -144,7 +144,8 @@ static long double detrend_slope(const struct tsync__pieces *ps, size_t k)
 int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samples *s,
                          const struct tsync__pieces *ps, int64_t max_width)
 {
-    size_t ia = 0, ib = 0, cap = 0, k = 0;
+    size_t ia = 0, ib = 0, cap = 0, k = 0, slope_of = SIZE_MAX;
+    long double slope = 0;        /* detrend_slope of piece slope_of */
     struct acc a;
     int open = 0, rc;
     memset(w, 0, sizeof(*w));
@@ -167,7 +168,11 @@ int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samp
             k = piece_at(ps, k, p.x);
             memset(&a, 0, sizeof(a));
             a.first = p.x;
-            a.a = detrend_slope(ps, k);
+            if (slope_of != k) {
+                slope = detrend_slope(ps, k);
+                slope_of = k;
+            }
+            a.a = slope;
             open = 1;
         }
         a.last = p.x;
