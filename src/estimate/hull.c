@@ -70,6 +70,7 @@ struct hull {
     int has_max, has_min;
     struct tsync__pt max_l, max_r;   /* maximum line: BELOW point left, ABOVE point right */
     struct tsync__pt min_l, min_r;   /* minimum line: ABOVE point left, BELOW point right */
+    int settled;                     /* hull_settled's answer, kept as the lines change */
     tsync_time x_first, x_last;
     uint64_t n_above, n_below;
 };
@@ -139,6 +140,10 @@ static size_t tangent(const struct tsync__pt *v, size_t m, struct tsync__pt p, i
     return lo;
 }
 
+/* A piece may end at its longest once the data fix its slope to within this
+ * (0.1 ppm: 1 us over 10 s); until then it grows. */
+#define SETTLED_SLOPE 1e-7L
+
 /* A new point, rightmost so far: an ABOVE point (sign 1) may lower the maximum
  * line, a BELOW point (sign -1) raise the minimum line; the two cases are mirror
  * images. The new extreme passes through p and the tangent vertex of the other
@@ -174,6 +179,8 @@ static int add_point(struct hull *h, struct tsync__pt p, int sign)
         *has = 1;
         *l = j;
         *r = p;
+        h->settled = h->has_min && h->has_max &&
+                     slope(h->max_l, h->max_r) - slope(h->min_l, h->min_r) <= SETTLED_SLOPE;
     }
     *(above ? &h->n_above : &h->n_below) += 1;
     return 0;
@@ -417,15 +424,11 @@ static void hull_stats(const void *state, struct tsync__est_stats *st)
     st->hull_points += h->lower.n + h->upper.n;
 }
 
-/* A piece may end at its longest once the data fix its slope to within this
- * (0.1 ppm: 1 us over 10 s); until then it grows. */
-#define SETTLED_SLOPE 1e-7L
 
 static int hull_settled(const void *state)
 {
     const struct hull *h = state;
-    return h->has_min && h->has_max &&
-           slope(h->max_l, h->max_r) - slope(h->min_l, h->min_r) <= SETTLED_SLOPE;
+    return h->settled;
 }
 
 static void hull_fini(void *state)
