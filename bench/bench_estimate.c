@@ -1,7 +1,7 @@
 /* bench_estimate.c - speed of clock estimation, and the path method against the
  * global least-squares solution on a graph with loops.
  *
- * Usage: bench_estimate [MESSAGES]   (default 10000000)
+ * Usage: bench_estimate [MESSAGES [WORKDIR [TRACESYNC]]]   (default 10000000)
  *
  *   stage=hull        the convex hull estimator alone on one pair, samples in memory
  *   stage=estimate    tsync_estimate_run on a 16-rank, 4-node trace in memory
@@ -9,16 +9,32 @@
  *   stage=loops       8 nodes exchanging all to all with biased delays: largest error
  *                     of the path method and of the global solution against the truth
  *
+ * With WORKDIR, a CSV of MESSAGES messages between two hosts over an hour
+ * (WORKDIR/messages.csv, 40 bytes a line) and, alternating, twice each:
+ *
+ *   stage=csv-read           the floor: the CSV read into message lists, as
+ *                            `estimate` reads it, and nothing else
+ *   stage=estimate-command   `tracesync estimate -q -o WORKDIR/maps.json` on it, a
+ *                            process of its own (TRACESYNC, default ../tracesync
+ *                            beside this program): wall time, and its maximum
+ *                            resident memory over the messages (bytes/message)
+ *
  * One core; times are wall-clock of the stage alone.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench_util.h"
 #include "estimate/estimator.h"
+#include "io/formats.h"
+#include "util/fs.h"
+#include "util/str.h"
 #include "trace/trace.h"
 #include "tracesync/estimate.h"
 
@@ -235,11 +251,122 @@ static void bench_loops(void)
     tsync_ctx_free(ctx);
 }
 
+/* ---- the whole command on a CSV ------------------------------------------------------- */
+
+/* n messages between host0 and host1 (clock 12 ms ahead, 3 ppm fast) over an hour,
+ * each way at random, 50 us plus up to 40 us of delay (one in a hundred 1 ms more). */
+static void write_csv(const char *path, uint64_t n)
+{
+    FILE *f = fopen(path, "w");
+    double step = 3600e9 / (double)n;
+    if (!f)
+        die("cannot write the CSV");
+    setvbuf(f, NULL, _IOFBF, 1 << 22);
+    fputs("send_location,send_time_ns,recv_location,recv_time_ns\n", f);
+    for (uint64_t i = 0; i < n; i++) {
+        double ts = 1e9 + (double)i * step;
+        double tr = ts + 50000 + (double)(next() % 40000) + (next() % 100 == 0 ? 1e6 : 0);
+        int from1 = (int)(next() & 1);
+        double s = from1 ? 12e6 + ts * (1 + 3e-6) : ts, r = from1 ? tr : 12e6 + tr * (1 + 3e-6);
+        fprintf(f, "host%d,%lld,host%d,%lld\n", from1, (long long)llround(s), !from1,
+                (long long)llround(r));
+    }
+    if (fclose(f))
+        die("cannot write the CSV");
+}
+
+/* The floor: the CSV read as `estimate` reads it. Seconds. */
+static double csv_read(const char *path)
+{
+    tsync_trace *t;
+    tsync_ctx *ctx;
+    double t0, t1;
+    if (tsync_ctx_new(&ctx))
+        die("out of memory");
+    t0 = bench_now();
+    if (tsync__trace_open_lists(&t, path, NULL, ctx))
+        die(tsync_ctx_error(ctx));
+    t1 = bench_now();
+    tsync_trace_free(t);
+    tsync_ctx_free(ctx);
+    return t1 - t0;
+}
+
+/* argv[0] with argv, its output to /dev/null: wall seconds and the maximum resident
+ * kilobytes of the children so far; negative seconds if it failed. */
+static double run_command(char *const argv[], long *max_rss_kb)
+{
+    struct rusage ru;
+    int status;
+    double t0 = bench_now();
+    pid_t pid;
+    fflush(stdout);
+    if ((pid = fork()) < 0)
+        return -1;
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout))
+            _exit(127);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+        getrusage(RUSAGE_CHILDREN, &ru))
+        return -1;
+    *max_rss_kb = ru.ru_maxrss;    /* of the largest child so far: the commands alone */
+    return bench_now() - t0;
+}
+
+static void bench_command(uint64_t n, const char *workdir, const char *tracesync)
+{
+    char *csv = tsync__path_join(workdir, "messages.csv");
+    char *maps = tsync__path_join(workdir, "maps.json");
+    char *argv[] = { (char *)tracesync, "estimate", "-q", "-o", maps, csv, NULL };
+    double floor_s = INFINITY, command_s = INFINITY;
+    long rss_kb = 0;
+    if (!csv || !maps || tsync__mkdirs(workdir, NULL))
+        die("cannot make the work directory");
+    write_csv(csv, n);
+    if (access(tracesync, X_OK) != 0) {
+        printf("stage=estimate-command skipped: no executable %s\n", tracesync);
+        free(csv);
+        free(maps);
+        return;
+    }
+    /* Alternating, so that both see the same machine; the faster of two runs. */
+    for (int round = 0; round < 2; round++) {
+        double f = csv_read(csv), c;
+        long kb = 0;
+        if ((c = run_command(argv, &kb)) < 0)
+            die("tracesync estimate failed");
+        floor_s = f < floor_s ? f : floor_s;
+        command_s = c < command_s ? c : command_s;
+        rss_kb = kb > rss_kb ? kb : rss_kb;
+    }
+    printf("stage=csv-read         fmt=csv messages=%llu seconds=%.3f messages/s=%.3g\n",
+           (unsigned long long)n, floor_s, (double)n / floor_s);
+    printf("stage=estimate-command fmt=csv messages=%llu seconds=%.3f messages/s=%.3g "
+           "bytes/message=%.1f max_rss_mb=%.0f x_floor=%.1f\n", (unsigned long long)n, command_s,
+           (double)n / command_s, (double)rss_kb * 1024 / (double)n, (double)rss_kb / 1024,
+           command_s / floor_s);
+    unlink(csv);
+    unlink(maps);
+    free(csv);
+    free(maps);
+}
+
 int main(int argc, char **argv)
 {
     uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
+    char tracesync[4096];
     if (n < 1000)
         n = 1000;
+    if (argc > 2) {
+        if (argc > 3)
+            snprintf(tracesync, sizeof(tracesync), "%s", argv[3]);
+        else
+            bench_default_tracesync(argv[0], tracesync, sizeof(tracesync));
+        bench_command(n, argv[2], tracesync);
+    }
     bench_hull(n);
     /* Every estimator of the table; exchange samples cost about ten times as much. */
     for (unsigned i = 0; i < tsync_estimator_count(); i++) {
