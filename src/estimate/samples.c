@@ -100,6 +100,30 @@ static int sample_cmp(const void *pa, const void *pb)
 
 #define RADIX_BITS 11
 #define RADIX (1u << RADIX_BITS)
+#define NEARLY_SORTED 8   /* moves an element, on average, that insertion sort may make */
+
+/* Insertion sort, stable, in place, while it moves at most `budget` elements: most
+ * samples come nearly in order (a receive's time among the sends around it), and
+ * then it needs neither time nor the copy a radix sort makes. Returns 0 when v is
+ * sorted, -1 when it gave up: v is then still in the order it came in, but for
+ * a sorted prefix whose equal x kept their order, so that a stable sort of it is
+ * that of the input. */
+static int sort_nearly(struct tsync__pt *v, size_t n, size_t budget)
+{
+    for (size_t i = 1; i < n; i++) {
+        struct tsync__pt p = v[i];
+        size_t j = i;
+        while (j > 0 && v[j - 1].x > p.x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = p;
+        if (i - j > budget)
+            return -1;
+        budget -= i - j;
+    }
+    return 0;
+}
 
 int tsync__sort_points(struct tsync__pt *v, size_t n)
 {
@@ -123,6 +147,8 @@ int tsync__sort_points(struct tsync__pt *v, size_t n)
         qsort(v, n, sizeof(*v), pt_cmp);  /* equal x need no order */
         return 0;
     }
+    if (sort_nearly(v, n, NEARLY_SORTED * n) == 0)
+        return 0;
     /* LSD radix sort on x - lo, only over the digits the keys use. */
     tmp = malloc(n * sizeof(*tmp));
     count = malloc(RADIX * sizeof(*count));

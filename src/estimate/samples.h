@@ -57,7 +57,8 @@ int tsync__pair_samples_reflect(struct tsync__pair_samples *s);
 
 void tsync__pair_samples_free(struct tsync__pair_samples *s);
 
-/* Sorts points by x (stable, radix for large inputs). 0 or TSYNC_ENOMEM. */
+/* Sorts points by x (from 4096 points stable: in place while they come nearly in
+ * order, else radix). 0 or TSYNC_ENOMEM. */
 int tsync__sort_points(struct tsync__pt *v, size_t n);
 
 #endif
