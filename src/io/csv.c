@@ -56,6 +56,7 @@ struct csv_state {
     uint32_t *slot;       /* name hash table: location index + 1, 0 = empty */
     size_t mask;
     uint64_t rows;
+    uint32_t recent[2];   /* the locations of the row before: most rows name them again */
     int lists;            /* opened by open_lists: rows go to message lists, not ends */
     struct tsync_message_list *list;
     size_t n_lists, cap_lists;
@@ -131,6 +132,22 @@ static long location_of(struct csv_state *st, const char *name, size_t len)
     return (long)st->n_locs - 1;
 }
 
+/* location_of, trying the row before's two locations first. */
+static long recent_location(struct csv_state *st, const char *name, size_t len)
+{
+    long l;
+    for (int k = 0; k < 2 && st->n_locs; k++) {
+        const struct csv_loc *c = &st->locs[st->recent[k]];
+        if (c->len == len && memcmp(c->name, name, len) == 0)
+            return st->recent[k];
+    }
+    if ((l = location_of(st, name, len)) >= 0) {
+        st->recent[1] = st->recent[0];
+        st->recent[0] = (uint32_t)l;
+    }
+    return l;
+}
+
 /* The list of the messages from location s to r, added if new; NULL when out of
  * memory. */
 static struct tsync_message_list *list_of(struct csv_state *st, tsync_loc s, tsync_loc r)
@@ -171,14 +188,37 @@ static int parse_time(const struct csv_state *st, uint64_t line, const char *fie
     return TSYNC_OK;
 }
 
+/* The eight digits at p as a number, or -1 when they are not all digits: eight
+ * bytes at once (little-endian only; elsewhere -1, and they go one by one). */
+static int64_t eight_digits(const char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t x;
+    memcpy(&x, p, sizeof(x));
+    if (((x & 0xF0F0F0F0F0F0F0F0ull) | (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
+        0x3333333333333333ull)
+        return -1;
+    x -= 0x3030303030303030ull;
+    x = x * 10 + (x >> 8);      /* pairs of digits in every other byte */
+    x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+         (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+    return (int64_t)x;
+#else
+    (void)p;
+    return -1;
+#endif
+}
+
 /* The time field f[0, n): digits with an optional minus, at most 18 of them (below
  * 2^62), read here; anything else by parse_time. f[n] may be overwritten. */
 static int field_time(const struct csv_state *st, uint64_t line, char *f, size_t n,
                       const char *what, tsync_time *out)
 {
     size_t i = n && f[0] == '-';
-    int64_t v = 0;
+    int64_t v = 0, e;
     if (i < n && n - i <= 18) {
+        for (; i + 8 <= n && (e = eight_digits(f + i)) >= 0; i += 8)
+            v = v * 100000000 + e;
         for (; i < n; i++) {
             unsigned d = (unsigned)(unsigned char)f[i] - '0';
             if (d > 9)
@@ -220,8 +260,8 @@ static int add_row(struct csv_state *st, uint64_t lineno, char *line, size_t len
     if ((rc = field_time(st, lineno, c1 + 1, (size_t)(c2 - c1 - 1), "send_time_ns", &ts)) ||
         (rc = field_time(st, lineno, c3 + 1, (size_t)(end - c3 - 1), "recv_time_ns", &tr)))
         return rc;
-    if ((ls = location_of(st, line, (size_t)(c1 - line))) < 0 ||
-        (lr = location_of(st, c2 + 1, (size_t)(c3 - c2 - 1))) < 0)
+    if ((ls = recent_location(st, line, (size_t)(c1 - line))) < 0 ||
+        (lr = recent_location(st, c2 + 1, (size_t)(c3 - c2 - 1))) < 0)
         return tsync__oom(st->ctx);
     if (st->lists) {
         struct tsync_message_list *m = list_of(st, (tsync_loc)ls, (tsync_loc)lr);
