@@ -16,10 +16,14 @@
  *                            `estimate` reads it, and nothing else
  *   stage=estimate-command   `tracesync estimate -q -o WORKDIR/maps.json` on it, a
  *                            process of its own (TRACESYNC, default ../tracesync
- *                            beside this program): wall time, and its maximum
- *                            resident memory over the messages (bytes/message)
+ *                            beside this program), and its maximum resident memory
+ *                            over the messages (bytes/message)
  *
- * One core; times are wall-clock of the stage alone.
+ * each with wall and processor (user + system) seconds, messages/s and the ratio
+ * to the floor on processor time, the better of the two runs.
+ *
+ * One core; times are wall-clock of the stage alone (the CSV stages: also its
+ * processor time).
  */
 #include <math.h>
 #include <stdio.h>
@@ -275,34 +279,54 @@ static void write_csv(const char *path, uint64_t n)
         die("cannot write the CSV");
 }
 
-/* The floor: the CSV read as `estimate` reads it. Seconds. */
-static double csv_read(const char *path)
+/* Wall and processor time of a run, seconds: on a shared machine the processor
+ * time is the steadier. */
+struct took {
+    double wall, cpu;
+};
+
+/* User plus system seconds of this process (RUSAGE_SELF) or of its children. */
+static double cpu_seconds(int who)
+{
+    struct rusage ru;
+    if (getrusage(who, &ru))
+        die("getrusage");
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+/* The floor: the CSV read as `estimate` reads it. */
+static struct took csv_read(const char *path)
 {
     tsync_trace *t;
     tsync_ctx *ctx;
-    double t0, t1;
+    struct took k;
+    double t0, c0;
     if (tsync_ctx_new(&ctx))
         die("out of memory");
     t0 = bench_now();
+    c0 = cpu_seconds(RUSAGE_SELF);
     if (tsync__trace_open_lists(&t, path, NULL, ctx))
         die(tsync_ctx_error(ctx));
-    t1 = bench_now();
+    k.wall = bench_now() - t0;
+    k.cpu = cpu_seconds(RUSAGE_SELF) - c0;
     tsync_trace_free(t);
     tsync_ctx_free(ctx);
-    return t1 - t0;
+    return k;
 }
 
-/* argv[0] with argv, its output to /dev/null: wall seconds and the maximum resident
- * kilobytes of the children so far; negative seconds if it failed. */
-static double run_command(char *const argv[], long *max_rss_kb)
+/* argv[0] with argv, its output to /dev/null, and the maximum resident kilobytes
+ * of the children so far; wall < 0 if it failed. */
+static struct took run_command(char *const argv[], long *max_rss_kb)
 {
+    struct took k = { -1, 0 };
     struct rusage ru;
     int status;
-    double t0 = bench_now();
+    double t0 = bench_now(), c0 = cpu_seconds(RUSAGE_CHILDREN);
     pid_t pid;
     fflush(stdout);
     if ((pid = fork()) < 0)
-        return -1;
+        return k;
     if (pid == 0) {
         if (!freopen("/dev/null", "w", stdout))
             _exit(127);
@@ -311,9 +335,17 @@ static double run_command(char *const argv[], long *max_rss_kb)
     }
     if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
         getrusage(RUSAGE_CHILDREN, &ru))
-        return -1;
+        return k;
     *max_rss_kb = ru.ru_maxrss;    /* of the largest child so far: the commands alone */
-    return bench_now() - t0;
+    k.wall = bench_now() - t0;
+    k.cpu = cpu_seconds(RUSAGE_CHILDREN) - c0;
+    return k;
+}
+
+static void print_took(const char *stage, uint64_t n, struct took k)
+{
+    printf("stage=%-16s fmt=csv messages=%llu seconds=%.3f cpu_seconds=%.3f messages/s=%.3g",
+           stage, (unsigned long long)n, k.wall, k.cpu, (double)n / k.cpu);
 }
 
 static void bench_command(uint64_t n, const char *workdir, const char *tracesync)
@@ -321,7 +353,7 @@ static void bench_command(uint64_t n, const char *workdir, const char *tracesync
     char *csv = tsync__path_join(workdir, "messages.csv");
     char *maps = tsync__path_join(workdir, "maps.json");
     char *argv[] = { (char *)tracesync, "estimate", "-q", "-o", maps, csv, NULL };
-    double floor_s = INFINITY, command_s = INFINITY;
+    struct took floor = { INFINITY, INFINITY }, command = { INFINITY, INFINITY };
     long rss_kb = 0;
     if (!csv || !maps || tsync__mkdirs(workdir, NULL))
         die("cannot make the work directory");
@@ -334,20 +366,19 @@ static void bench_command(uint64_t n, const char *workdir, const char *tracesync
     }
     /* Alternating, so that both see the same machine; the faster of two runs. */
     for (int round = 0; round < 2; round++) {
-        double f = csv_read(csv), c;
+        struct took f = csv_read(csv), c;
         long kb = 0;
-        if ((c = run_command(argv, &kb)) < 0)
+        if ((c = run_command(argv, &kb)).wall < 0)
             die("tracesync estimate failed");
-        floor_s = f < floor_s ? f : floor_s;
-        command_s = c < command_s ? c : command_s;
+        floor = f.cpu < floor.cpu ? f : floor;
+        command = c.cpu < command.cpu ? c : command;
         rss_kb = kb > rss_kb ? kb : rss_kb;
     }
-    printf("stage=csv-read         fmt=csv messages=%llu seconds=%.3f messages/s=%.3g\n",
-           (unsigned long long)n, floor_s, (double)n / floor_s);
-    printf("stage=estimate-command fmt=csv messages=%llu seconds=%.3f messages/s=%.3g "
-           "bytes/message=%.1f max_rss_mb=%.0f x_floor=%.1f\n", (unsigned long long)n, command_s,
-           (double)n / command_s, (double)rss_kb * 1024 / (double)n, (double)rss_kb / 1024,
-           command_s / floor_s);
+    print_took("csv-read", n, floor);
+    printf("\n");
+    print_took("estimate-command", n, command);
+    printf(" bytes/message=%.1f max_rss_mb=%.0f x_floor=%.1f\n", (double)rss_kb * 1024 / (double)n,
+           (double)rss_kb / 1024, command.cpu / floor.cpu);
     unlink(csv);
     unlink(maps);
     free(csv);
