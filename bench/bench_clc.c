@@ -73,17 +73,6 @@ static void print_runs(const double *v, int n)
         printf("%s%.3f", i ? "," : "", v[i]);
 }
 
-/* The tracesync binary next to this program's directory (build/bench/bench_clc ->
- * build/tracesync). */
-static void default_tracesync(const char *argv0, char *out, size_t size)
-{
-    const char *slash = strrchr(argv0, '/');
-    if (slash)
-        snprintf(out, size, "%.*s/../tracesync", (int)(slash - argv0), argv0);
-    else
-        snprintf(out, size, "../tracesync");
-}
-
 /* Runs argv[0] with argv, its standard output into out[0, size) (NUL-terminated);
  * returns its wall time, or a negative number if it failed. */
 static double run_process(char *const argv[], char *out, size_t size)
@@ -169,7 +158,7 @@ int main(int argc, char **argv)
     if (argc > 3)
         snprintf(tracesync, sizeof(tracesync), "%s", argv[3]);
     else
-        default_tracesync(argv[0], tracesync, sizeof(tracesync));
+        bench_default_tracesync(argv[0], tracesync, sizeof(tracesync));
     snprintf(anchor, sizeof(anchor), "%s/sim/trace.otf2", dir);
     snprintf(outdir, sizeof(outdir), "%s/out", dir);
     snprintf(cmddir, sizeof(cmddir), "%s/cmd", dir);

@@ -1,7 +1,7 @@
 /* bench_estimate.c - speed of clock estimation, and the path method against the
  * global least-squares solution on a graph with loops.
  *
- * Usage: bench_estimate [MESSAGES]   (default 10000000)
+ * Usage: bench_estimate [MESSAGES [WORKDIR [TRACESYNC]]]   (default 10000000)
  *
  *   stage=hull        the convex hull estimator alone on one pair, samples in memory
  *   stage=estimate    tsync_estimate_run on a 16-rank, 4-node trace in memory
@@ -9,16 +9,36 @@
  *   stage=loops       8 nodes exchanging all to all with biased delays: largest error
  *                     of the path method and of the global solution against the truth
  *
- * One core; times are wall-clock of the stage alone.
+ * With WORKDIR, a CSV of MESSAGES messages between two hosts over an hour
+ * (WORKDIR/messages.csv, 40 bytes a line) and, alternating, twice each:
+ *
+ *   stage=csv-read           the floor: the CSV read into message lists, as
+ *                            `estimate` reads it, and nothing else
+ *   stage=estimate-command   `tracesync estimate -q -o WORKDIR/maps.json` on it, a
+ *                            process of its own (TRACESYNC, default ../tracesync
+ *                            beside this program), and its maximum resident memory
+ *                            over the messages (bytes/message)
+ *
+ * each with wall and processor (user + system) seconds, messages/s and the ratio
+ * to the floor on processor time, the better of the two runs.
+ *
+ * One core; times are wall-clock of the stage alone (the CSV stages: also its
+ * processor time).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench_util.h"
 #include "estimate/estimator.h"
+#include "io/formats.h"
+#include "util/fs.h"
+#include "util/str.h"
 #include "trace/trace.h"
 #include "tracesync/estimate.h"
 
@@ -235,11 +255,149 @@ static void bench_loops(void)
     tsync_ctx_free(ctx);
 }
 
+/* ---- the whole command on a CSV ------------------------------------------------------- */
+
+/* n messages between host0 and host1 (clock 12 ms ahead, 3 ppm fast) over an hour,
+ * each way at random, 50 us plus up to 40 us of delay (one in a hundred 1 ms more). */
+static void write_csv(const char *path, uint64_t n)
+{
+    FILE *f = fopen(path, "w");
+    double step = 3600e9 / (double)n;
+    if (!f)
+        die("cannot write the CSV");
+    setvbuf(f, NULL, _IOFBF, 1 << 22);
+    fputs("send_location,send_time_ns,recv_location,recv_time_ns\n", f);
+    for (uint64_t i = 0; i < n; i++) {
+        double ts = 1e9 + (double)i * step;
+        double tr = ts + 50000 + (double)(next() % 40000) + (next() % 100 == 0 ? 1e6 : 0);
+        int from1 = (int)(next() & 1);
+        double s = from1 ? 12e6 + ts * (1 + 3e-6) : ts, r = from1 ? tr : 12e6 + tr * (1 + 3e-6);
+        fprintf(f, "host%d,%lld,host%d,%lld\n", from1, (long long)llround(s), !from1,
+                (long long)llround(r));
+    }
+    if (fclose(f))
+        die("cannot write the CSV");
+}
+
+/* Wall and processor time of a run, seconds: on a shared machine the processor
+ * time is the steadier. */
+struct took {
+    double wall, cpu;
+};
+
+/* User plus system seconds of this process (RUSAGE_SELF) or of its children. */
+static double cpu_seconds(int who)
+{
+    struct rusage ru;
+    if (getrusage(who, &ru))
+        die("getrusage");
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+/* The floor: the CSV read as `estimate` reads it. */
+static struct took csv_read(const char *path)
+{
+    tsync_trace *t;
+    tsync_ctx *ctx;
+    struct took k;
+    double t0, c0;
+    if (tsync_ctx_new(&ctx))
+        die("out of memory");
+    t0 = bench_now();
+    c0 = cpu_seconds(RUSAGE_SELF);
+    if (tsync__trace_open_lists(&t, path, NULL, ctx))
+        die(tsync_ctx_error(ctx));
+    k.wall = bench_now() - t0;
+    k.cpu = cpu_seconds(RUSAGE_SELF) - c0;
+    tsync_trace_free(t);
+    tsync_ctx_free(ctx);
+    return k;
+}
+
+/* argv[0] with argv, its output to /dev/null, and the maximum resident kilobytes
+ * of the children so far; wall < 0 if it failed. */
+static struct took run_command(char *const argv[], long *max_rss_kb)
+{
+    struct took k = { -1, 0 };
+    struct rusage ru;
+    int status;
+    double t0 = bench_now(), c0 = cpu_seconds(RUSAGE_CHILDREN);
+    pid_t pid;
+    fflush(stdout);
+    if ((pid = fork()) < 0)
+        return k;
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout))
+            _exit(127);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+        getrusage(RUSAGE_CHILDREN, &ru))
+        return k;
+    *max_rss_kb = ru.ru_maxrss;    /* of the largest child so far: the commands alone */
+    k.wall = bench_now() - t0;
+    k.cpu = cpu_seconds(RUSAGE_CHILDREN) - c0;
+    return k;
+}
+
+static void print_took(const char *stage, uint64_t n, struct took k)
+{
+    printf("stage=%-16s fmt=csv messages=%llu seconds=%.3f cpu_seconds=%.3f messages/s=%.3g",
+           stage, (unsigned long long)n, k.wall, k.cpu, (double)n / k.cpu);
+}
+
+static void bench_command(uint64_t n, const char *workdir, const char *tracesync)
+{
+    char *csv = tsync__path_join(workdir, "messages.csv");
+    char *maps = tsync__path_join(workdir, "maps.json");
+    char *argv[] = { (char *)tracesync, "estimate", "-q", "-o", maps, csv, NULL };
+    struct took floor = { INFINITY, INFINITY }, command = { INFINITY, INFINITY };
+    long rss_kb = 0;
+    if (!csv || !maps || tsync__mkdirs(workdir, NULL))
+        die("cannot make the work directory");
+    write_csv(csv, n);
+    if (access(tracesync, X_OK) != 0) {
+        printf("stage=estimate-command skipped: no executable %s\n", tracesync);
+        free(csv);
+        free(maps);
+        return;
+    }
+    /* Alternating, so that both see the same machine; the faster of two runs. */
+    for (int round = 0; round < 2; round++) {
+        struct took f = csv_read(csv), c;
+        long kb = 0;
+        if ((c = run_command(argv, &kb)).wall < 0)
+            die("tracesync estimate failed");
+        floor = f.cpu < floor.cpu ? f : floor;
+        command = c.cpu < command.cpu ? c : command;
+        rss_kb = kb > rss_kb ? kb : rss_kb;
+    }
+    print_took("csv-read", n, floor);
+    printf("\n");
+    print_took("estimate-command", n, command);
+    printf(" bytes/message=%.1f max_rss_mb=%.0f x_floor=%.1f\n", (double)rss_kb * 1024 / (double)n,
+           (double)rss_kb / 1024, command.cpu / floor.cpu);
+    unlink(csv);
+    unlink(maps);
+    free(csv);
+    free(maps);
+}
+
 int main(int argc, char **argv)
 {
     uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
+    char tracesync[4096];
     if (n < 1000)
         n = 1000;
+    if (argc > 2) {
+        if (argc > 3)
+            snprintf(tracesync, sizeof(tracesync), "%s", argv[3]);
+        else
+            bench_default_tracesync(argv[0], tracesync, sizeof(tracesync));
+        bench_command(n, argv[2], tracesync);
+    }
     bench_hull(n);
     /* Every estimator of the table; exchange samples cost about ten times as much. */
     for (unsigned i = 0; i < tsync_estimator_count(); i++) {

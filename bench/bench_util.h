@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "tracesync/common.h"
@@ -28,6 +29,17 @@ static inline void bench_report_otf2(const char *stage, uint64_t events, double 
            (unsigned long long)events, seconds, (double)events / seconds);
     if (bytes_per_event > 0)
         printf(" bytes/event=%.1f", bytes_per_event);
+}
+
+/* The tracesync executable beside the benchmarks' directory: ../tracesync next to
+ * argv0, into out[0, size). */
+static inline void bench_default_tracesync(const char *argv0, char *out, size_t size)
+{
+    const char *slash = strrchr(argv0, '/');
+    if (slash)
+        snprintf(out, size, "%.*s/../tracesync", (int)(slash - argv0), argv0);
+    else
+        snprintf(out, size, "../tracesync");
 }
 
 /* "PROGRAM: WHAT: the context's error", exit 2. */

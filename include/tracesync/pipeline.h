@@ -71,7 +71,11 @@ typedef struct {
 
 /** What the stages made; a stage that did not run leaves its part NULL (or 0). */
 typedef struct tsync_pipeline_result {
-    const tsync_trace *trace;            /* the input, as read */
+    const tsync_trace *trace;            /* the input, as read; for the estimate
+                                          * alone with an estimator that needs no
+                                          * exchanges, a CSV is read without its
+                                          * events and messages: its locations,
+                                          * domains and event count only */
     char *output;                        /* the file written */
     const tsync_estimate *estimate;
     const tsync_clc_result *clc;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimate/estimate_api.h"
 #include "estimate/run.h"
 #include "util/ctx.h"
 
@@ -28,6 +29,8 @@ static void run_free(struct tsync__run *r)
     free(r->order);
     free(r->ev_first);
     free(r->ev_last);
+    tsync__spans_free(&r->spans);
+    tsync__message_lists_free(r->lists, r->n_lists);
 }
 
 static int alloc_run(struct tsync__run *r)
@@ -59,7 +62,8 @@ static int alloc_run(struct tsync__run *r)
     return tsync__graph_init(&r->g, r->t->n_domains, tsync__pair_free) ? tsync__oom(r->ctx) : 0;
 }
 
-/* First and last event time of every domain (first > last when it has none). */
+/* First and last event time of every domain (first > last when it has none), from
+ * its locations' events or, read as message lists, their extents. */
 static void event_ranges(struct tsync__run *r)
 {
     const struct tsync_trace *t = r->t;
@@ -69,13 +73,27 @@ static void event_ranges(struct tsync__run *r)
     }
     for (uint32_t i = 0; i < t->n_locations; i++) {
         const struct tsync_location *l = &t->locations[i];
-        if (!l->n_events || l->domain >= t->n_domains)
+        const struct tsync_extent *x = t->extents ? &t->extents[i] : NULL;
+        tsync_time first, last;
+        if (!(x ? x->events : l->n_events) || l->domain >= t->n_domains)
             continue;
-        if (l->time[0] < r->ev_first[l->domain])
-            r->ev_first[l->domain] = l->time[0];
-        if (l->time[l->n_events - 1] > r->ev_last[l->domain])
-            r->ev_last[l->domain] = l->time[l->n_events - 1];
+        first = x ? x->first : l->time[0];
+        last = x ? x->last : l->time[l->n_events - 1];
+        if (first < r->ev_first[l->domain])
+            r->ev_first[l->domain] = first;
+        if (last > r->ev_last[l->domain])
+            r->ev_last[l->domain] = last;
     }
+}
+
+/* Every location's busy intervals, for the busy periods (none without max_gap). */
+static int location_spans(struct tsync__run *r)
+{
+    int64_t g = r->params.max_gap;
+    if (g <= 0)
+        return 0;
+    return r->lists ? tsync__spans_of_lists(&r->spans, r->t, r->lists, r->n_lists, g)
+                    : tsync__spans_of_events(&r->spans, r->t, g);
 }
 
 /* The weighted least squares over every pair, at the pairs' anchors. 0 or
@@ -93,8 +111,15 @@ static int global_lsq(struct tsync__run *r)
     return rc;
 }
 
-int tsync_estimate_run(tsync_estimate **out, const tsync_trace *t, const tsync_estimate_opts *opts,
-                       tsync_ctx *ctx)
+int tsync__estimate_takes_lists(const tsync_estimate_opts *opts)
+{
+    const struct tsync__estimator *est = tsync__estimator_get(opts->estimator);
+    return est && !(est->needs & TSYNC__NEEDS_EXCHANGES);
+}
+
+/* tsync_estimate_run, taking `lists` (n of them) where t was read as message lists. */
+static int run(tsync_estimate **out, const tsync_trace *t, struct tsync_message_list *lists,
+               size_t n_lists, const tsync_estimate_opts *opts, tsync_ctx *ctx)
 {
     static const tsync_estimate_opts defaults = TSYNC_ESTIMATE_OPTS_INIT;
     struct tsync__sample_opts so;
@@ -102,18 +127,25 @@ int tsync_estimate_run(tsync_estimate **out, const tsync_trace *t, const tsync_e
     tsync_estimate *e;
     int rc;
 
-    if (!out || !t)
+    if (!out || !t) {
+        tsync__message_lists_free(lists, n_lists);
         return tsync__fail(ctx, TSYNC_EINVAL, "estimate: no trace");
+    }
     if (!opts)
         opts = &defaults;
     memset(&r, 0, sizeof(r));
     memset(&so, 0, sizeof(so));
     r.t = t;
     r.ctx = ctx;
-    if ((rc = tsync__est_check_opts(&r, opts, &so)))
+    r.lists = lists;
+    r.n_lists = n_lists;
+    if ((rc = tsync__est_check_opts(&r, opts, &so))) {
+        tsync__message_lists_free(lists, n_lists);
         return rc;
+    }
     if (!(e = r.e = calloc(1, sizeof(*e)))) {
         tsync__latency_free(&so.lat);
+        tsync__message_lists_free(lists, n_lists);
         return tsync__oom(ctx);
     }
     e->opts = *opts;
@@ -130,7 +162,11 @@ int tsync_estimate_run(tsync_estimate **out, const tsync_trace *t, const tsync_e
     if ((rc = alloc_run(&r)) || (rc = tsync__est_time_base(&r, opts)) ||
         (rc = tsync_map_set_new_empty(&e->maps, t, ctx)))
         goto fail;
-    if ((rc = tsync__collect_samples(&r.g, t, &so, &r.intra)))
+    if ((rc = location_spans(&r)))
+        goto oom;
+    rc = tsync__collect_samples(&r.g, t, r.lists, r.n_lists, &so, &r.intra);
+    r.lists = NULL;                   /* taken, also on failure */
+    if (rc)
         goto oom;
     if (!r.est) {                     /* estimator none: nothing relates the domains */
         for (size_t i = 0; i < r.g.n_edges; i++)
@@ -174,4 +210,22 @@ fail:
     tsync__latency_free(&so.lat);
     tsync_estimate_free(e);
     return rc;
+}
+
+int tsync_estimate_run(tsync_estimate **out, const tsync_trace *t, const tsync_estimate_opts *opts,
+                       tsync_ctx *ctx)
+{
+    return run(out, t, NULL, 0, opts, ctx);
+}
+
+int tsync__estimate_run_lists(tsync_estimate **out, tsync_trace *t, const tsync_estimate_opts *opts,
+                              tsync_ctx *ctx)
+{
+    struct tsync_message_list *lists = t ? t->lists : NULL;
+    size_t n = t ? t->n_lists : 0;
+    if (t) {
+        t->lists = NULL;
+        t->n_lists = 0;
+    }
+    return run(out, t, lists, n, opts, ctx);
 }

@@ -32,17 +32,13 @@
 #include <stdint.h>
 
 #include "timemap/pwl.h"
+#include "trace/trace.h"
 #include "tracesync/estimate.h"
 
 /* add_sample's answer when the sample does not fit a line with the others. */
 #define TSYNC__SPLIT 1
 
 enum tsync__sample_kind { TSYNC__ABOVE = 0, TSYNC__BELOW = 1, TSYNC__EXCHANGE = 2 };
-
-/* A point of the pair's plane. */
-struct tsync__pt {
-    tsync_time x, y;
-};
 
 /* One sample: a point, its kind, and for exchanges the error margin in ticks
  * (seed 003's E_ij for message exchanges; for measured offsets, see samples.c). */

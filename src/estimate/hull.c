@@ -70,6 +70,7 @@ struct hull {
     int has_max, has_min;
     struct tsync__pt max_l, max_r;   /* maximum line: BELOW point left, ABOVE point right */
     struct tsync__pt min_l, min_r;   /* minimum line: ABOVE point left, BELOW point right */
+    int settled;                     /* hull_settled's answer, kept as the lines change */
     tsync_time x_first, x_last;
     uint64_t n_above, n_below;
 };
@@ -87,9 +88,20 @@ static int slope_gt(struct tsync__pt p1, struct tsync__pt q1, struct tsync__pt p
     return ((i128)q1.y - p1.y) * ((i128)q2.x - p2.x) > ((i128)q2.y - p2.y) * ((i128)q1.x - p1.x);
 }
 
+/* a - b exactly where it fits in 64 bits (a long double holds it exactly), else
+ * through 128 bits: the same value, without the slow 128-bit conversion almost
+ * always. */
+static long double diff(tsync_time a, tsync_time b)
+{
+    int64_t d;
+    if (!__builtin_sub_overflow(a, b, &d))
+        return (long double)d;
+    return (long double)((i128)a - b);
+}
+
 static long double slope(struct tsync__pt p, struct tsync__pt q)
 {
-    return (long double)((i128)q.y - p.y) / (long double)((i128)q.x - p.x);
+    return diff(q.y, p.y) / diff(q.x, p.x);
 }
 
 /* Appends to a lower (`lower` = 1) or upper hull. A point with the x of the last
@@ -128,6 +140,10 @@ static size_t tangent(const struct tsync__pt *v, size_t m, struct tsync__pt p, i
     return lo;
 }
 
+/* A piece may end at its longest once the data fix its slope to within this
+ * (0.1 ppm: 1 us over 10 s); until then it grows. */
+#define SETTLED_SLOPE 1e-7L
+
 /* A new point, rightmost so far: an ABOVE point (sign 1) may lower the maximum
  * line, a BELOW point (sign -1) raise the minimum line; the two cases are mirror
  * images. The new extreme passes through p and the tangent vertex of the other
@@ -163,6 +179,8 @@ static int add_point(struct hull *h, struct tsync__pt p, int sign)
         *has = 1;
         *l = j;
         *r = p;
+        h->settled = h->has_min && h->has_max &&
+                     slope(h->max_l, h->max_r) - slope(h->min_l, h->min_r) <= SETTLED_SLOPE;
     }
     *(above ? &h->n_above : &h->n_below) += 1;
     return 0;
@@ -203,15 +221,41 @@ struct hull_range {
     struct tsync__pt *lower, *upper;  /* one allocation */
 };
 
+/* Vertices on each side of the one the slopes point to that envelope still
+ * compares: where an edge's slope is within rounding of a, the two values are
+ * nearly equal and the arithmetic decides, as it would over every vertex. */
+#define ENVELOPE_NEAR 2
+
+/* The vertex where y_i - a x_i is least on a lower hull (sign 1; its edges' slopes
+ * increase) or greatest on an upper hull (sign -1; they decrease): the first whose
+ * next edge's slope reaches a. */
+static size_t extreme_vertex(const struct tsync__pt *v, size_t n, long double a, int sign)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        long double s = slope(v[mid], v[mid + 1]);
+        if (sign > 0 ? s >= a : s <= a)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
 /* min_i (y_i + a (X - x_i)) over the lower hull (sign 1), or max_j over the upper
- * hull (sign -1), relative to the origin. */
+ * hull (sign -1), relative to the origin. Convex in i: only the vertices around
+ * the one the edges' slopes point to are compared (a hull of 10^7 samples has
+ * thousands of vertices, and the maps ask for ranges at every window). */
 static long double envelope(const struct tsync__pt *v, size_t n, const struct tsync__piece *pc,
                             long double a, tsync_time x, int sign)
 {
     long double best = sign > 0 ? INFINITY : -INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        long double val = (long double)((i128)v[i].y - pc->y0) +
-                          a * (long double)((i128)x - v[i].x);
+    size_t k = n > 2 * ENVELOPE_NEAR + 1 ? extreme_vertex(v, n, a, sign) : 0;
+    size_t from = k > ENVELOPE_NEAR ? k - ENVELOPE_NEAR : 0;
+    size_t to = n > 2 * ENVELOPE_NEAR + 1 && k + ENVELOPE_NEAR + 1 < n ? k + ENVELOPE_NEAR + 1 : n;
+    for (size_t i = from; i < to; i++) {
+        long double val = diff(v[i].y, pc->y0) + a * diff(x, v[i].x);
         if (sign > 0 ? val < best : val > best)
             best = val;
     }
@@ -380,15 +424,11 @@ static void hull_stats(const void *state, struct tsync__est_stats *st)
     st->hull_points += h->lower.n + h->upper.n;
 }
 
-/* A piece may end at its longest once the data fix its slope to within this
- * (0.1 ppm: 1 us over 10 s); until then it grows. */
-#define SETTLED_SLOPE 1e-7L
 
 static int hull_settled(const void *state)
 {
     const struct hull *h = state;
-    return h->has_min && h->has_max &&
-           slope(h->max_l, h->max_r) - slope(h->min_l, h->min_r) <= SETTLED_SLOPE;
+    return h->settled;
 }
 
 static void hull_fini(void *state)

@@ -202,12 +202,13 @@ int tsync__est_up_fit(struct tsync__run *r, uint32_t d, uint32_t ei,
         return 0;
     }
     if (!r->rdone[ei]) {
-        struct tsync__pair_samples refl;
         int rc;
-        if ((rc = tsync__pair_samples_reflect(&refl, &pair->s)))
+        /* The samples' last use: turned round in place, not copied (a pair of 10^7
+         * messages would hold them twice), and freed. */
+        if ((rc = tsync__pair_samples_reflect(&pair->s)))
             return rc;
-        rc = fit_with_cuts(r, ei, &refl, &r->rfit[ei], 0);
-        tsync__pair_samples_free(&refl);
+        rc = fit_with_cuts(r, ei, &pair->s, &r->rfit[ei], 0);
+        tsync__pair_samples_free(&pair->s);
         if (rc)
             return rc;
         r->rdone[ei] = 1;

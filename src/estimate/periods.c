@@ -65,7 +65,7 @@ int tsync__est_compose_periods(struct tsync__run *r, const uint32_t *comp_ref)
     size_t busiest = 0, np;
     int rc;
 
-    if ((rc = tsync__find_epochs(&ep, r->t, r->maps, r->params.max_gap)))
+    if ((rc = tsync__find_epochs(&ep, &r->spans, r->t, r->maps, r->params.max_gap)))
         return rc;
     r->e->periods = 1;
     if (ep.n < 2 || ep.n > MAX_PERIODS || r->params.max_gap <= 0 || !nd)

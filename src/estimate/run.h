@@ -37,6 +37,9 @@ struct tsync__run {
     const struct tsync__pair_fit **up;
     uint8_t *fallback;                /* per domain: a path of some period has a FALLBACK edge */
     tsync_time *ev_first, *ev_last;
+    struct tsync__spans spans;        /* every location's busy intervals (max_gap > 0) */
+    struct tsync_message_list *lists; /* taken from a trace read as message lists */
+    size_t n_lists;
     struct tsync__pwl *maps;
 };
 

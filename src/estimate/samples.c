@@ -100,6 +100,30 @@ static int sample_cmp(const void *pa, const void *pb)
 
 #define RADIX_BITS 11
 #define RADIX (1u << RADIX_BITS)
+#define NEARLY_SORTED 8   /* moves an element, on average, that insertion sort may make */
+
+/* Insertion sort, stable, in place, while it moves at most `budget` elements: most
+ * samples come nearly in order (a receive's time among the sends around it), and
+ * then it needs neither time nor the copy a radix sort makes. Returns 0 when v is
+ * sorted, -1 when it gave up: v is then still in the order it came in, but for
+ * a sorted prefix whose equal x kept their order, so that a stable sort of it is
+ * that of the input. */
+static int sort_nearly(struct tsync__pt *v, size_t n, size_t budget)
+{
+    for (size_t i = 1; i < n; i++) {
+        struct tsync__pt p = v[i];
+        size_t j = i;
+        while (j > 0 && v[j - 1].x > p.x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = p;
+        if (i - j > budget)
+            return -1;
+        budget -= i - j;
+    }
+    return 0;
+}
 
 int tsync__sort_points(struct tsync__pt *v, size_t n)
 {
@@ -123,6 +147,8 @@ int tsync__sort_points(struct tsync__pt *v, size_t n)
         qsort(v, n, sizeof(*v), pt_cmp);  /* equal x need no order */
         return 0;
     }
+    if (sort_nearly(v, n, NEARLY_SORTED * n) == 0)
+        return 0;
     /* LSD radix sort on x - lo, only over the digits the keys use. */
     tmp = malloc(n * sizeof(*tmp));
     count = malloc(RADIX * sizeof(*count));
@@ -164,34 +190,26 @@ static int sort_pair(struct tsync__pair_samples *s)
     return 0;
 }
 
-int tsync__pair_samples_reflect(struct tsync__pair_samples *out,
-                                const struct tsync__pair_samples *in)
+int tsync__pair_samples_reflect(struct tsync__pair_samples *s)
 {
-    memset(out, 0, sizeof(*out));
-    out->n_above = out->cap_above = in->n_below;
-    out->n_below = out->cap_below = in->n_above;
-    out->n_exch = out->cap_exch = in->n_exch;
-    out->above = malloc((in->n_below ? in->n_below : 1) * sizeof(*out->above));
-    out->below = malloc((in->n_above ? in->n_above : 1) * sizeof(*out->below));
-    out->exch = malloc((in->n_exch ? in->n_exch : 1) * sizeof(*out->exch));
-    if (!out->above || !out->below || !out->exch) {
-        tsync__pair_samples_free(out);
-        return TSYNC_ENOMEM;
+    struct tsync__pt *v = s->above;
+    size_t n = s->n_above, cap = s->cap_above;
+    s->above = s->below;
+    s->n_above = s->n_below;
+    s->cap_above = s->cap_below;
+    s->below = v;
+    s->n_below = n;
+    s->cap_below = cap;
+    for (size_t i = 0; i < s->n_above; i++)
+        s->above[i] = (struct tsync__pt){ s->above[i].y, s->above[i].x };
+    for (size_t i = 0; i < s->n_below; i++)
+        s->below[i] = (struct tsync__pt){ s->below[i].y, s->below[i].x };
+    for (size_t i = 0; i < s->n_exch; i++) {
+        tsync_time x = s->exch[i].x;
+        s->exch[i].x = s->exch[i].y;
+        s->exch[i].y = x;
     }
-    for (size_t i = 0; i < in->n_below; i++)
-        out->above[i] = (struct tsync__pt){ in->below[i].y, in->below[i].x };
-    for (size_t i = 0; i < in->n_above; i++)
-        out->below[i] = (struct tsync__pt){ in->above[i].y, in->above[i].x };
-    for (size_t i = 0; i < in->n_exch; i++) {
-        out->exch[i] = in->exch[i];
-        out->exch[i].x = in->exch[i].y;
-        out->exch[i].y = in->exch[i].x;
-    }
-    if (sort_pair(out)) {
-        tsync__pair_samples_free(out);
-        return TSYNC_ENOMEM;
-    }
-    return 0;
+    return sort_pair(s);
 }
 
 /* ---- collecting ---------------------------------------------------------------------- */
@@ -259,6 +277,22 @@ static int add_constraint(struct collector *c, uint32_t ds, uint32_t dr, tsync_t
     return push_pt(&e->s.below, &e->s.n_below, &e->s.cap_below, tr - mu, ts);
 }
 
+/* A message inside domain d, sent at ts and received at tr: a check of d. */
+static void check_domain(const struct collector *c, uint32_t d, tsync_time ts, tsync_time tr,
+                         struct tsync__intra *intra)
+{
+    intra->messages++;
+    if (ts > tr) {
+        intra->reversed++;
+        if (ts - tr > CONTRADICTION_FACTOR * c->o->lat.max)
+            intra->contradicting++;
+        if (ts - tr > intra->max_reversal) {
+            intra->max_reversal = ts - tr;
+            intra->worst_domain = d;
+        }
+    }
+}
+
 /* One message (of a synchronization session or not): a one-way constraint, or a
  * check of its domain. */
 static int add_message(struct collector *c, const struct tsync_message *m, int session,
@@ -270,20 +304,59 @@ static int add_message(struct collector *c, const struct tsync_message *m, int s
     int64_t mu = mu_between(c, m->send_loc, m->recv_loc);
 
     if (ds == dr) {
-        int64_t lim = CONTRADICTION_FACTOR * c->o->lat.max;
-        intra->messages++;
-        if (ts > tr) {
-            intra->reversed++;
-            if (ts - tr > lim)
-                intra->contradicting++;
-            if (ts - tr > intra->max_reversal) {
-                intra->max_reversal = ts - tr;
-                intra->worst_domain = ds;
-            }
-        }
+        check_domain(c, ds, ts, tr, intra);
         return 0;
     }
     return add_constraint(c, ds, dr, ts, tr, mu, session ? FROM_SESSION : FROM_MESSAGE);
+}
+
+/* The messages of list m as add_message makes them, the constraints in place in
+ * its array, which the edge takes when it has none of their kind yet (else they
+ * are appended; m keeps its array to be freed). */
+static int add_list(struct collector *c, struct tsync_message_list *m, struct tsync__intra *intra)
+{
+    const struct tsync_location *L = c->t->locations;
+    uint32_t ds = L[m->send_loc].domain, dr = L[m->recv_loc].domain;
+    int64_t mu = mu_between(c, m->send_loc, m->recv_loc);
+    struct tsync__pair *e;
+    struct tsync__pt **v;
+    size_t *n, *cap;
+    int rc;
+
+    if (ds == dr) {
+        for (size_t k = 0; k < m->n; k++)
+            check_domain(c, ds, m->v[k].x, m->v[k].y, intra);
+        return 0;
+    }
+    if ((rc = edge_of(c, ds, dr, &e)))
+        return rc;
+    e->from.messages += m->n;
+    if (ds < dr) {              /* ABOVE (send, receive - mu) */
+        for (size_t k = 0; k < m->n; k++)
+            m->v[k].y -= mu;
+        v = &e->s.above, n = &e->s.n_above, cap = &e->s.cap_above;
+    } else {                    /* BELOW (receive - mu, send) */
+        for (size_t k = 0; k < m->n; k++) {
+            tsync_time ts = m->v[k].x;
+            m->v[k].x = m->v[k].y - mu;
+            m->v[k].y = ts;
+        }
+        v = &e->s.below, n = &e->s.n_below, cap = &e->s.cap_below;
+    }
+    if (*n == 0) {
+        free(*v);
+        *v = m->v;
+        *n = m->n;
+        *cap = m->cap;
+        m->v = NULL;
+        m->n = m->cap = 0;
+        return 0;
+    }
+    if (tsync__reserve((void **)v, cap, *n + m->n, sizeof(**v)))
+        return TSYNC_ENOMEM;
+    memcpy(*v + *n, m->v, m->n * sizeof(**v));
+    *n += m->n;
+    return 0;
 }
 
 /* One ClockOffset record with uncertainty err: two one-way constraints (and an
@@ -747,11 +820,21 @@ static int collect_offsets(struct collector *c)
 }
 
 int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
+                           struct tsync_message_list *lists, size_t n_lists,
                            const struct tsync__sample_opts *o, struct tsync__intra *intra)
 {
     struct collector c = { g, t, o, TSYNC__NONE, TSYNC__NONE, 0, NULL, 0, o->lat.inter, 0 };
-    int rc;
+    int rc = 0;
     memset(intra, 0, sizeof(*intra));
+    for (size_t i = 0; i < n_lists; i++) {   /* each freed as soon as it is made samples */
+        if (rc == 0)
+            rc = add_list(&c, &lists[i], intra);
+        free(lists[i].v);
+        lists[i].v = NULL;
+    }
+    free(lists);
+    if (rc)
+        return rc;
     for (size_t i = 0, s = 0; i < t->n_messages; i++) {
         int session = s < t->n_session_messages && t->session_messages[s] == i;
         s += session;

@@ -43,18 +43,22 @@ struct tsync__intra {
 };
 
 /* Adds every sample of the trace to the pairs of g's edges (created as needed; g
- * made with tsync__pair_free), each kind sorted by x. 0 or TSYNC_ENOMEM. */
+ * made with tsync__pair_free), each kind sorted by x: from its messages, and from
+ * `lists` (n_lists message lists of a trace read as lists; taken and freed, also on
+ * failure; NULL for none). 0 or TSYNC_ENOMEM. */
 int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
+                           struct tsync_message_list *lists, size_t n_lists,
                            const struct tsync__sample_opts *o, struct tsync__intra *intra);
 
-/* The same samples seen from the other domain: x and y swapped, ABOVE and BELOW
- * exchanged, sorted again. 0 or TSYNC_ENOMEM. */
-int tsync__pair_samples_reflect(struct tsync__pair_samples *out,
-                                const struct tsync__pair_samples *in);
+/* The same samples seen from the other domain, in place: x and y swapped, ABOVE
+ * and BELOW exchanged, sorted again (as a copy would be: the order of equal x is
+ * that of the other side's arrays). 0 or TSYNC_ENOMEM (then not sorted). */
+int tsync__pair_samples_reflect(struct tsync__pair_samples *s);
 
 void tsync__pair_samples_free(struct tsync__pair_samples *s);
 
-/* Sorts points by x (stable, radix for large inputs). 0 or TSYNC_ENOMEM. */
+/* Sorts points by x (from 4096 points stable: in place while they come nearly in
+ * order, else radix). 0 or TSYNC_ENOMEM. */
 int tsync__sort_points(struct tsync__pt *v, size_t n);
 
 #endif

@@ -285,7 +285,8 @@ static int64_t window_width(const struct tsync__pair_samples *s, int64_t width)
 int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samples *s,
                          const struct tsync__pieces *ps, int64_t width)
 {
-    size_t ia = 0, ib = 0, cap = 0, k = 0;
+    size_t ia = 0, ib = 0, cap = 0, k = 0, slope_of = SIZE_MAX;
+    long double slope = 0;        /* detrend_slope of piece slope_of */
     int64_t max_width = window_width(s, width);
     struct acc a;
     int open = 0, rc;
@@ -309,7 +310,11 @@ int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samp
             k = piece_at(ps, k, p.x);
             memset(&a, 0, sizeof(a));
             a.first = p.x;
-            a.a = detrend_slope(ps, k);
+            if (slope_of != k) {
+                slope = detrend_slope(ps, k);
+                slope_of = k;
+            }
+            a.a = slope;
             open = 1;
         }
         a.last = p.x;

@@ -34,31 +34,171 @@ static tsync_time to_reference(const struct tsync__pwl *m, tsync_time x)
     return m->n ? (tsync_time)llroundl(tsync__pwl_eval(m, (long double)x)) : x;
 }
 
-int tsync__find_epochs(struct tsync__epochs *ep, const struct tsync_trace *t,
-                       const struct tsync__pwl *maps, int64_t max_gap)
+void tsync__spans_free(struct tsync__spans *sp)
 {
-    struct span *v = NULL;
-    size_t n = 0, cap = 0;
+    free(sp->v);
+    memset(sp, 0, sizeof(*sp));
+}
+
+/* The spans of location l whose times are time[0, n), in order. */
+static int spans_of_times(struct tsync__spans *sp, tsync_loc l, const tsync_time *time, uint64_t n,
+                          int64_t max_gap)
+{
+    uint64_t start = 0;
+    for (uint64_t i = 1; i <= n; i++) {
+        struct tsync__span s = { l, time[start], time[i - 1], i - start };
+        if (i < n && time[i] - time[i - 1] <= max_gap)
+            continue;
+        if (TSYNC_PUSH(sp->v, sp->n, sp->cap, s))
+            return TSYNC_ENOMEM;
+        start = i;
+    }
+    return 0;
+}
+
+int tsync__spans_of_events(struct tsync__spans *sp, const struct tsync_trace *t, int64_t max_gap)
+{
+    memset(sp, 0, sizeof(*sp));
+    for (tsync_loc l = 0; l < t->n_locations; l++)
+        if (spans_of_times(sp, l, t->locations[l].time, t->locations[l].n_events, max_gap)) {
+            tsync__spans_free(sp);
+            return TSYNC_ENOMEM;
+        }
+    return 0;
+}
+
+/* ---- from message lists --------------------------------------------------------------- */
+
+/* The times of a location that fall in [first + k g, first + (k + 1) g): any two of
+ * them are less than g apart, so that only the earliest and latest matter. */
+struct bucket {
+    tsync_time min, max;
+    uint64_t events;
+};
+
+#define SPARSE_BUCKETS 8 /* events a bucket at least, on average: else sort the times */
+
+static int i64_cmp(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* A location with fewer events than buckets of its extent: its times sorted. */
+static int sparse_spans(struct tsync__spans *sp, const struct tsync_trace *t, tsync_loc l,
+                        const struct tsync_message_list *lists, size_t n, int64_t max_gap)
+{
+    tsync_time *v = malloc((t->extents[l].events ? t->extents[l].events : 1) * sizeof(*v));
+    uint64_t k = 0;
+    int rc;
+    if (!v)
+        return TSYNC_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        if (lists[i].send_loc != l && lists[i].recv_loc != l)
+            continue;
+        for (size_t j = 0; j < lists[i].n; j++) {
+            if (lists[i].send_loc == l)
+                v[k++] = lists[i].v[j].x;
+            if (lists[i].recv_loc == l)
+                v[k++] = lists[i].v[j].y;
+        }
+    }
+    qsort(v, k, sizeof(*v), i64_cmp);
+    rc = spans_of_times(sp, l, v, k, max_gap);
+    free(v);
+    return rc;
+}
+
+static void bucket_add(struct bucket *b, tsync_time x)
+{
+    if (b->events++ == 0 || x < b->min)
+        b->min = x;
+    if (b->events == 1 || x > b->max)
+        b->max = x;
+}
+
+int tsync__spans_of_lists(struct tsync__spans *sp, const struct tsync_trace *t,
+                          const struct tsync_message_list *lists, size_t n, int64_t max_gap)
+{
+    size_t *base = calloc(t->n_locations + 1, sizeof(*base)), total = 0;
+    struct bucket *b = NULL;
     int rc = TSYNC_ENOMEM;
+    memset(sp, 0, sizeof(*sp));
+    if (!base)
+        return rc;
+    /* Dense locations get (last - first) / max_gap + 1 buckets from base[l]. */
+    for (tsync_loc l = 0; l < t->n_locations; l++) {
+        const struct tsync_extent *x = &t->extents[l];
+        uint64_t nb = x->events ? (uint64_t)(x->last - x->first) / (uint64_t)max_gap + 1 : 0;
+        base[l] = total;
+        if (nb && nb <= x->events / SPARSE_BUCKETS)
+            total += nb;
+    }
+    base[t->n_locations] = total;
+    if (!(b = calloc(total ? total : 1, sizeof(*b))))
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        const struct tsync_message_list *m = &lists[i];
+        tsync_loc s = m->send_loc, r = m->recv_loc;
+        tsync_time fs = t->extents[s].first, fr = t->extents[r].first;
+        int ds = base[s + 1] > base[s], dr = base[r + 1] > base[r];
+        for (size_t j = 0; j < m->n; j++) {
+            if (ds)
+                bucket_add(&b[base[s] + (uint64_t)(m->v[j].x - fs) / (uint64_t)max_gap], m->v[j].x);
+            if (dr)
+                bucket_add(&b[base[r] + (uint64_t)(m->v[j].y - fr) / (uint64_t)max_gap], m->v[j].y);
+        }
+    }
+    for (tsync_loc l = 0; l < t->n_locations; l++) {
+        struct tsync__span cur = { l, 0, 0, 0 };
+        if (t->extents[l].events && base[l + 1] == base[l]) {
+            if (sparse_spans(sp, t, l, lists, n, max_gap))
+                goto out;
+            continue;
+        }
+        for (size_t k = base[l]; k < base[l + 1]; k++) {
+            if (!b[k].events)
+                continue;
+            if (cur.events && b[k].min - cur.to > max_gap) {
+                if (TSYNC_PUSH(sp->v, sp->n, sp->cap, cur))
+                    goto out;
+                cur.events = 0;
+            }
+            if (!cur.events)
+                cur.from = b[k].min;
+            cur.to = b[k].max;
+            cur.events += b[k].events;
+        }
+        if (cur.events && TSYNC_PUSH(sp->v, sp->n, sp->cap, cur))
+            goto out;
+    }
+    rc = 0;
+out:
+    free(base);
+    free(b);
+    if (rc)
+        tsync__spans_free(sp);
+    return rc;
+}
+
+/* ---- on the reference's axis ------------------------------------------------------------ */
+
+int tsync__find_epochs(struct tsync__epochs *ep, const struct tsync__spans *sp,
+                       const struct tsync_trace *t, const struct tsync__pwl *maps, int64_t max_gap)
+{
+    struct span *v = malloc((sp->n ? sp->n : 1) * sizeof(*v));
+    size_t n = sp->n;
 
     memset(ep, 0, sizeof(*ep));
+    if (!v)
+        return TSYNC_ENOMEM;
     /* Each location's busy intervals in its own clock, carried to the reference. */
-    for (tsync_loc l = 0; l < t->n_locations; l++) {
-        const struct tsync_location *loc = &t->locations[l];
-        const struct tsync__pwl *m = &maps[loc->domain];
-        uint64_t start = 0;
-        for (uint64_t i = 1; i <= loc->n_events; i++) {
-            struct span s;
-            if (i < loc->n_events && loc->time[i] - loc->time[i - 1] <= max_gap)
-                continue;
-            s.from = to_reference(m, loc->time[start]);
-            s.to = to_reference(m, loc->time[i - 1]);
-            s.to = s.to > s.from ? s.to : s.from;
-            s.events = i - start;
-            if (TSYNC_PUSH(v, n, cap, s))
-                goto out;
-            start = i;
-        }
+    for (size_t i = 0; i < n; i++) {
+        const struct tsync__pwl *m = &maps[t->locations[sp->v[i].loc].domain];
+        v[i].from = to_reference(m, sp->v[i].from);
+        v[i].to = to_reference(m, sp->v[i].to);
+        v[i].to = v[i].to > v[i].from ? v[i].to : v[i].from;
+        v[i].events = sp->v[i].events;
     }
     qsort(v, n, sizeof(*v), span_cmp);
     for (size_t i = 0; i < n; i++) {
@@ -68,15 +208,13 @@ int tsync__find_epochs(struct tsync__epochs *ep, const struct tsync_trace *t,
             last->to = v[i].to > last->to ? v[i].to : last->to;
             last->events += v[i].events;
         } else if (TSYNC_PUSH(ep->v, ep->n, ep->cap, e)) {
-            goto out;
+            free(v);
+            tsync__epochs_free(ep);
+            return TSYNC_ENOMEM;
         }
     }
-    rc = 0;
-out:
     free(v);
-    if (rc)
-        tsync__epochs_free(ep);
-    return rc;
+    return 0;
 }
 
 void tsync__epochs_free(struct tsync__epochs *ep)

@@ -86,6 +86,7 @@ int tsync__choose_references(const struct tsync__graph *g, uint32_t forced, uint
                              uint32_t *comp_ref);
 
 struct tsync_trace;
+struct tsync_message_list;
 /* The location whose clock is the trace's own global time base (seed 000: the
  * master's clock becomes the global clock): the one the ClockOffset records refer
  * to, which records offset 0 for itself (Score-P measures against rank 0 and writes
@@ -133,11 +134,32 @@ struct tsync__epochs {
     struct tsync__epoch *v;      /* in order of time */
 };
 
-/* The busy periods of trace t on the reference axis of `maps` (one per domain; an
- * empty map is the identity): intervals in which no location is idle for longer
- * than max_gap ticks. 0 or TSYNC_ENOMEM. */
-int tsync__find_epochs(struct tsync__epochs *ep, const struct tsync_trace *t,
-                       const struct tsync__pwl *maps, int64_t max_gap);
+/* A busy interval of one location on its own clock: events at most max_gap apart. */
+struct tsync__span {
+    tsync_loc loc;
+    tsync_time from, to;
+    uint64_t events;
+};
+
+struct tsync__spans {
+    size_t n, cap;
+    struct tsync__span *v;       /* by location, each location's in order of time */
+};
+
+/* The busy intervals of every location of trace t (max_gap > 0 ticks), from its
+ * events, or, for a trace read as message lists, from the lists (n of them; each
+ * location's times in buckets max_gap wide: no event is kept). 0 or TSYNC_ENOMEM
+ * (sp empty). */
+int tsync__spans_of_events(struct tsync__spans *sp, const struct tsync_trace *t, int64_t max_gap);
+int tsync__spans_of_lists(struct tsync__spans *sp, const struct tsync_trace *t,
+                          const struct tsync_message_list *lists, size_t n, int64_t max_gap);
+void tsync__spans_free(struct tsync__spans *sp);
+
+/* The busy periods on the reference axis of `maps` (one per domain of t; an empty
+ * map is the identity) of the locations' busy intervals sp: intervals in which no
+ * location is idle for longer than max_gap ticks. 0 or TSYNC_ENOMEM. */
+int tsync__find_epochs(struct tsync__epochs *ep, const struct tsync__spans *sp,
+                       const struct tsync_trace *t, const struct tsync__pwl *maps, int64_t max_gap);
 void tsync__epochs_free(struct tsync__epochs *ep);
 
 /* ---- global least squares (global_lsq.c) ------------------------------------------- */

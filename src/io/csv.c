@@ -10,9 +10,13 @@
  *
  * Written back, the file keeps its lines in their order with corrected times.
  * Recognized by its header line; read whole at open, then emitted into the sink:
- * each row is a message with both its ends (match/ends.c pairs them by row).
+ * each row is a message with both its ends (match/ends.c pairs them by row). For
+ * the estimate alone (open_lists) the rows go to message lists instead, 16 bytes
+ * a message, and no events are made. Lines are parsed in place in a large buffer:
+ * times of up to 18 digits by hand, anything else as strtoll reads it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +31,7 @@
 #include "util/vec.h"
 
 #define CSV_TIME_MAX (1ll << 62)
+#define READ_CHUNK (4u << 20)  /* bytes read at a time; a longer line grows the buffer */
 
 static const char HEADER[] = "send_location,send_time_ns,recv_location,recv_time_ns";
 
@@ -38,6 +43,7 @@ struct csv_event {
 
 struct csv_loc {
     char *name;
+    size_t len;
     struct csv_event *ev;
     size_t n, cap;
 };
@@ -50,46 +56,75 @@ struct csv_state {
     uint32_t *slot;       /* name hash table: location index + 1, 0 = empty */
     size_t mask;
     uint64_t rows;
+    uint32_t recent[2];   /* the locations of the row before: most rows name them again */
+    int lists;            /* opened by open_lists: rows go to message lists, not ends */
+    struct tsync_message_list *list;
+    size_t n_lists, cap_lists;
+    uint32_t *list_slot;  /* (send, receive) hash table: list index + 1, 0 = empty */
+    size_t list_mask;
 };
 
-static uint64_t name_hash(const char *s)
+static uint64_t name_hash(const char *s, size_t len)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
     return h;
 }
 
-/* Doubles the name table and puts every location back. */
-static int rehash(struct csv_state *st)
+static uint64_t pair_hash(tsync_loc a, tsync_loc b)
 {
-    size_t size = (st->mask + 1) * 2;
-    uint32_t *slot = calloc(size, sizeof(*slot));
-    if (!slot)
+    return (((uint64_t)a << 32) | b) * 0x9e3779b97f4a7c15ull >> 17;
+}
+
+/* A hash table of `size` slots (a power of two) for the n entries 0 .. n-1, entry
+ * i at the first free slot from hash(i): 0, or -1 when out of memory. */
+static int rehash(uint32_t **slot, size_t *mask, size_t n, uint64_t (*hash)(const void *, size_t),
+                  const void *arg)
+{
+    size_t size = (*mask + 1) * 2;
+    uint32_t *v = calloc(size, sizeof(*v));
+    if (!v)
         return -1;
-    for (size_t i = 0; i < st->n_locs; i++) {
-        size_t k = name_hash(st->locs[i].name) & (size - 1);
-        while (slot[k])
+    for (size_t i = 0; i < n; i++) {
+        size_t k = hash(arg, i) & (size - 1);
+        while (v[k])
             k = (k + 1) & (size - 1);
-        slot[k] = (uint32_t)i + 1;
+        v[k] = (uint32_t)i + 1;
     }
-    free(st->slot);
-    st->slot = slot;
-    st->mask = size - 1;
+    free(*slot);
+    *slot = v;
+    *mask = size - 1;
     return 0;
 }
 
-/* The index of the location called `name`, added if new; -1 when out of memory. */
-static long location_of(struct csv_state *st, const char *name)
+static uint64_t loc_hash(const void *arg, size_t i)
+{
+    const struct csv_loc *l = &((const struct csv_state *)arg)->locs[i];
+    return name_hash(l->name, l->len);
+}
+
+static uint64_t list_hash(const void *arg, size_t i)
+{
+    const struct tsync_message_list *m = &((const struct csv_state *)arg)->list[i];
+    return pair_hash(m->send_loc, m->recv_loc);
+}
+
+/* The index of the location called name[0, len), added if new; -1 when out of
+ * memory. */
+static long location_of(struct csv_state *st, const char *name, size_t len)
 {
     size_t k;
     struct csv_loc l = { 0 };
-    if (2 * (st->n_locs + 1) > st->mask + 1 && rehash(st))
+    if (2 * (st->n_locs + 1) > st->mask + 1 && rehash(&st->slot, &st->mask, st->n_locs, loc_hash, st))
         return -1;
-    for (k = name_hash(name) & st->mask; st->slot[k]; k = (k + 1) & st->mask)
-        if (strcmp(st->locs[st->slot[k] - 1].name, name) == 0)
+    for (k = name_hash(name, len) & st->mask; st->slot[k]; k = (k + 1) & st->mask) {
+        const struct csv_loc *c = &st->locs[st->slot[k] - 1];
+        if (c->len == len && memcmp(c->name, name, len) == 0)
             return (long)st->slot[k] - 1;
-    if (!(l.name = strdup(name)) || TSYNC_PUSH(st->locs, st->n_locs, st->cap_locs, l)) {
+    }
+    l.len = len;
+    if (!(l.name = strndup(name, len)) || TSYNC_PUSH(st->locs, st->n_locs, st->cap_locs, l)) {
         free(l.name);
         return -1;
     }
@@ -97,6 +132,43 @@ static long location_of(struct csv_state *st, const char *name)
     return (long)st->n_locs - 1;
 }
 
+/* location_of, trying the row before's two locations first. */
+static long recent_location(struct csv_state *st, const char *name, size_t len)
+{
+    long l;
+    for (int k = 0; k < 2 && st->n_locs; k++) {
+        const struct csv_loc *c = &st->locs[st->recent[k]];
+        if (c->len == len && memcmp(c->name, name, len) == 0)
+            return st->recent[k];
+    }
+    if ((l = location_of(st, name, len)) >= 0) {
+        st->recent[1] = st->recent[0];
+        st->recent[0] = (uint32_t)l;
+    }
+    return l;
+}
+
+/* The list of the messages from location s to r, added if new; NULL when out of
+ * memory. */
+static struct tsync_message_list *list_of(struct csv_state *st, tsync_loc s, tsync_loc r)
+{
+    size_t k;
+    struct tsync_message_list m = { s, r, 0, 0, NULL };
+    if (2 * (st->n_lists + 1) > st->list_mask + 1 &&
+        rehash(&st->list_slot, &st->list_mask, st->n_lists, list_hash, st))
+        return NULL;
+    for (k = pair_hash(s, r) & st->list_mask; st->list_slot[k]; k = (k + 1) & st->list_mask) {
+        struct tsync_message_list *c = &st->list[st->list_slot[k] - 1];
+        if (c->send_loc == s && c->recv_loc == r)
+            return c;
+    }
+    if (TSYNC_PUSH(st->list, st->n_lists, st->cap_lists, m))
+        return NULL;
+    st->list_slot[k] = (uint32_t)st->n_lists;
+    return &st->list[st->n_lists - 1];
+}
+
+/* A time field as strtoll reads it (leading blanks, a sign), NUL-terminated. */
 static int parse_time(const struct csv_state *st, uint64_t line, const char *field, const char *what,
                       tsync_time *out)
 {
@@ -116,84 +188,159 @@ static int parse_time(const struct csv_state *st, uint64_t line, const char *fie
     return TSYNC_OK;
 }
 
-/* Splits a line into exactly four fields (in place). */
-static int split4(char *line, char **f)
+/* The eight digits at p as a number, or -1 when they are not all digits: eight
+ * bytes at once (little-endian only; elsewhere -1, and they go one by one). */
+static int64_t eight_digits(const char *p)
 {
-    int n = 0;
-    f[n++] = line;
-    for (char *p = line; *p; p++) {
-        if (*p == ',') {
-            if (n == 4)
-                return -1;
-            *p = '\0';
-            f[n++] = p + 1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t x;
+    memcpy(&x, p, sizeof(x));
+    if (((x & 0xF0F0F0F0F0F0F0F0ull) | (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
+        0x3333333333333333ull)
+        return -1;
+    x -= 0x3030303030303030ull;
+    x = x * 10 + (x >> 8);      /* pairs of digits in every other byte */
+    x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+         (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+    return (int64_t)x;
+#else
+    (void)p;
+    return -1;
+#endif
+}
+
+/* The time field f[0, n): digits with an optional minus, at most 18 of them (below
+ * 2^62), read here; anything else by parse_time. f[n] may be overwritten. */
+static int field_time(const struct csv_state *st, uint64_t line, char *f, size_t n,
+                      const char *what, tsync_time *out)
+{
+    size_t i = n && f[0] == '-';
+    int64_t v = 0, e;
+    if (i < n && n - i <= 18) {
+        for (; i + 8 <= n && (e = eight_digits(f + i)) >= 0; i += 8)
+            v = v * 100000000 + e;
+        for (; i < n; i++) {
+            unsigned d = (unsigned)(unsigned char)f[i] - '0';
+            if (d > 9)
+                break;
+            v = v * 10 + d;
+        }
+        if (i == n) {
+            *out = f[0] == '-' ? -v : v;
+            return TSYNC_OK;
         }
     }
-    return n == 4 ? 0 : -1;
+    f[n] = '\0';
+    return parse_time(st, line, f, what, out);
 }
 
-static void chomp(char *s)
+static int add_end(struct csv_state *st, long loc, tsync_time time, uint64_t tag)
 {
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
-        s[--n] = '\0';
-}
-
-static int add_end(struct csv_state *st, const char *name, tsync_time time, uint64_t tag)
-{
-    long loc = location_of(st, name);
     struct csv_event e = { time, tag };
-    if (loc < 0 || TSYNC_PUSH(st->locs[loc].ev, st->locs[loc].n, st->locs[loc].cap, e))
+    if (TSYNC_PUSH(st->locs[loc].ev, st->locs[loc].n, st->locs[loc].cap, e))
         return tsync__oom(st->ctx);
     return TSYNC_OK;
 }
 
-static int read_rows(struct csv_state *st, FILE *f)
+/* One row, line[0, len) without its end: both ends, or a message of a list. */
+static int add_row(struct csv_state *st, uint64_t lineno, char *line, size_t len)
 {
-    char *line = NULL;
-    size_t cap = 0;
+    char *end = line + len, *c1, *c2, *c3;
+    tsync_time ts, tr;
+    long ls, lr;
+    int rc;
+    if (!(c1 = memchr(line, ',', len)) || !(c2 = memchr(c1 + 1, ',', (size_t)(end - c1 - 1))) ||
+        !(c3 = memchr(c2 + 1, ',', (size_t)(end - c2 - 1))) ||
+        memchr(c3 + 1, ',', (size_t)(end - c3 - 1)))
+        return tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: line %llu: expected 4 fields (%s)",
+                           st->path, (unsigned long long)lineno, HEADER);
+    if (c1 == line || c3 == c2 + 1)
+        return tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: line %llu: a location name is empty",
+                           st->path, (unsigned long long)lineno);
+    if ((rc = field_time(st, lineno, c1 + 1, (size_t)(c2 - c1 - 1), "send_time_ns", &ts)) ||
+        (rc = field_time(st, lineno, c3 + 1, (size_t)(end - c3 - 1), "recv_time_ns", &tr)))
+        return rc;
+    if ((ls = recent_location(st, line, (size_t)(c1 - line))) < 0 ||
+        (lr = recent_location(st, c2 + 1, (size_t)(c3 - c2 - 1))) < 0)
+        return tsync__oom(st->ctx);
+    if (st->lists) {
+        struct tsync_message_list *m = list_of(st, (tsync_loc)ls, (tsync_loc)lr);
+        struct tsync__pt p = { ts, tr };
+        if (!m || TSYNC_PUSH(m->v, m->n, m->cap, p))
+            return tsync__oom(st->ctx);
+    } else if (!(rc = add_end(st, ls, ts, st->rows * 2))) {
+        rc = add_end(st, lr, tr, st->rows * 2 + 1);
+    }
+    st->rows++;
+    return rc;
+}
+
+/* One line, line[0, len) without its newline; nul: it holds a NUL byte. */
+static int add_line(struct csv_state *st, uint64_t lineno, char *line, size_t len, int nul)
+{
+    if (nul) /* the rest of the line would be lost unseen */
+        return tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: line %llu: contains a NUL byte (not "
+                           "a text CSV)", st->path, (unsigned long long)lineno);
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' '))
+        len--;
+    if (lineno == 1) {
+        if (len != sizeof(HEADER) - 1 || memcmp(line, HEADER, len) != 0)
+            return tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: line 1: expected the header \"%s\"",
+                               st->path, HEADER);
+        return TSYNC_OK;
+    }
+    return len ? add_row(st, lineno, line, len) : TSYNC_OK;
+}
+
+/* Reads the file in large chunks, line by line, with no allocation per line. */
+static int read_rows(struct csv_state *st, int fd)
+{
+    size_t cap = READ_CHUNK, have = 0;
+    char *buf = malloc(cap + 1), *nb;   /* + 1: room to end the last field with a NUL */
     uint64_t lineno = 0;
-    ssize_t len;
-    int rc = TSYNC_OK;
-    while (rc == TSYNC_OK && (len = getline(&line, &cap, f)) >= 0) {
-        char *fld[4];
-        tsync_time ts = 0, tr = 0;
-        lineno++;
-        if (strlen(line) != (size_t)len) { /* the rest of the line would be lost unseen */
-            rc = tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: line %llu: contains a NUL byte (not "
-                             "a text CSV)", st->path, (unsigned long long)lineno);
+    int rc = TSYNC_OK, eof = 0;
+    if (!buf)
+        return tsync__oom(st->ctx);
+    while (rc == TSYNC_OK && !eof) {
+        ssize_t got;
+        char *p = buf, *end, *nl, *nul;
+        if (have == cap) {              /* a line longer than the buffer */
+            if (!(nb = realloc(buf, 2 * cap + 1))) {
+                rc = tsync__oom(st->ctx);
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        got = read(fd, buf + have, cap - have);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = tsync__fail(st->ctx, TSYNC_EIO, "%s: %s", st->path, strerror(errno));
             break;
         }
-        chomp(line);
-        if (lineno == 1) {
-            if (strcmp(line, HEADER) != 0)
-                rc = tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: line 1: expected the header \"%s\"",
-                                 st->path, HEADER);
-            continue;
+        eof = got == 0;
+        have += (size_t)got;
+        end = buf + have;
+        nul = memchr(buf, '\0', have);
+        while (rc == TSYNC_OK && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+            rc = add_line(st, ++lineno, p, (size_t)(nl - p), nul && nul < nl);
+            p = nl + 1;
         }
-        if (!*line)
-            continue;
-        if (split4(line, fld))
-            rc = tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: line %llu: expected 4 fields (%s)",
-                             st->path, (unsigned long long)lineno, HEADER);
-        else if (!*fld[0] || !*fld[2])
-            rc = tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: line %llu: a location name is empty",
-                             st->path, (unsigned long long)lineno);
-        else if (!(rc = parse_time(st, lineno, fld[1], "send_time_ns", &ts)) &&
-                 !(rc = parse_time(st, lineno, fld[3], "recv_time_ns", &tr)) &&
-                 !(rc = add_end(st, fld[0], ts, st->rows * 2)))
-            rc = add_end(st, fld[2], tr, st->rows * 2 + 1);
-        st->rows++;
+        if (rc == TSYNC_OK && eof && p < end) {
+            rc = add_line(st, ++lineno, p, (size_t)(end - p), nul && nul >= p);
+            p = end;
+        }
+        have = (size_t)(end - p);
+        memmove(buf, p, have);
     }
-    if (rc == TSYNC_OK && ferror(f))
-        rc = tsync__fail(st->ctx, TSYNC_EIO, "%s: %s", st->path, strerror(errno));
+    free(buf);
     if (rc == TSYNC_OK && lineno == 0)
         rc = tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: the file is empty (expected the header \"%s\")",
                          st->path, HEADER);
     if (rc == TSYNC_OK && st->rows == 0)
         rc = tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: no messages after the header (empty trace)",
                          st->path);
-    free(line);
     return rc;
 }
 
@@ -223,39 +370,53 @@ static void csv_close(void *r)
     }
     free(st->locs);
     free(st->slot);
+    tsync__message_lists_free(st->list, st->n_lists);
+    free(st->list_slot);
     free(st->path);
     free(st);
 }
 
-/* Reads every row: the whole file is checked before anything else is done. */
-static int csv_open(void **out, const char *path, tsync_ctx *ctx)
+/* Reads every row (into ends, or with `lists` into message lists): the whole file
+ * is checked before anything else is done. */
+static int open_rows(void **out, const char *path, int lists, tsync_ctx *ctx)
 {
     struct csv_state *st = calloc(1, sizeof(*st));
-    FILE *f;
-    int rc;
+    int fd, rc;
     if (!st || !(st->path = strdup(path))) {
         free(st);
         return tsync__oom(ctx);
     }
     st->ctx = ctx;
-    st->mask = 15;
-    if (!(f = fopen(path, "r"))) {
+    st->lists = lists;
+    st->mask = st->list_mask = 15;
+    if ((fd = open(path, O_RDONLY)) < 0) {
         rc = tsync__fail(ctx, TSYNC_EIO, "%s: %s (give a CSV with the header %s)", path,
                          strerror(errno), HEADER);
         csv_close(st);
         return rc;
     }
-    if (!(st->slot = calloc(st->mask + 1, sizeof(*st->slot))))
+    if (!(st->slot = calloc(st->mask + 1, sizeof(*st->slot))) ||
+        !(st->list_slot = calloc(st->list_mask + 1, sizeof(*st->list_slot))))
         rc = tsync__oom(ctx);
     else
-        rc = read_rows(st, f);
-    fclose(f);
+        rc = read_rows(st, fd);
+    close(fd);
     if (rc) {
         csv_close(st);
         return rc;
     }
     *out = st;
     return TSYNC_OK;
+}
+
+static int csv_open(void **out, const char *path, tsync_ctx *ctx)
+{
+    return open_rows(out, path, 0, ctx);
+}
+
+static int csv_open_lists(void **out, const char *path, tsync_ctx *ctx)
+{
+    return open_rows(out, path, 1, ctx);
 }
 
 /* Nanosecond ticks; every location its own node, named as the location. */
@@ -272,11 +433,18 @@ static int csv_definitions(void *r, struct tsync_sink *sink)
     return rc;
 }
 
-/* Each location's sends and receives in time order, each an end of its row. */
+/* Each location's sends and receives in time order, each an end of its row; or
+ * the message lists. */
 static int csv_events(void *r, struct tsync_sink *sink)
 {
     struct csv_state *st = r;
     int rc = TSYNC_OK;
+    if (st->lists) {            /* the sink takes them */
+        rc = tsync__sink_message_lists(sink, st->list, st->n_lists);
+        st->list = NULL;
+        st->n_lists = 0;
+        return rc;
+    }
     for (uint32_t i = 0; i < st->n_locs && rc == TSYNC_OK; i++) {
         struct csv_loc *cl = &st->locs[i];
         qsort(cl->ev, cl->n, sizeof(*cl->ev), event_cmp);
@@ -334,10 +502,11 @@ const struct tsync__format tsync__csv_format = {
     .name = "csv",
     .what = "a CSV of messages",
     .suffix = ".csv",
-    .caps = TSYNC_CAP_MESSAGES,
+    .caps = TSYNC_CAP_MESSAGES | TSYNC_CAP_MESSAGE_LISTS,
     .shape = TSYNC_FORMAT_CSV,
     .probe = csv_probe,
     .open = csv_open,
+    .open_lists = csv_open_lists,
     .definitions = csv_definitions,
     .events = csv_events,
     .close = csv_close,

@@ -27,6 +27,10 @@
                                  * host): the files of the open options are read with
                                  * the path as one trace, through open_set */
 
+#define TSYNC_CAP_MESSAGE_LISTS 32u /* every line a message with both its times: for
+                                 * the estimate alone, read through open_lists into
+                                 * message lists per pair of locations, no events */
+
 /* How many bytes of a file's start the registry reads for probe. */
 #define TSYNC_PROBE_BYTES 256
 
@@ -49,6 +53,9 @@ struct tsync__format {
      * recorded on host hosts[i] (both copied); fails as open. */
     int (*open_set)(void **reader, const char *const *paths, const char *const *hosts, size_t n,
                     tsync_ctx *ctx);
+    /* With TSYNC_CAP_MESSAGE_LISTS: opens `path` as open does, for a reader whose
+     * events step hands the messages to tsync__sink_message_lists instead. */
+    int (*open_lists)(void **reader, const char *path, tsync_ctx *ctx);
     /* Emits the clock, nodes, locations (at least one), ranks and communicators. */
     int (*definitions)(void *reader, struct tsync_sink *sink);
     /* Emits every location's events in order, with their records and the offsets. */

@@ -108,7 +108,7 @@ out:
 
 /* The reader of the trace at `path` (with the options' files, a set). */
 static int open_reader(void **reader, const struct tsync__format **fmt, const char *path,
-                       const tsync_open_opts *opts, tsync_ctx *ctx)
+                       const tsync_open_opts *opts, int lists, tsync_ctx *ctx)
 {
     int rc = tsync__format_for(fmt, path, ctx);
     if (rc)
@@ -118,6 +118,8 @@ static int open_reader(void **reader, const struct tsync__format **fmt, const ch
     if (opts && opts->version >= 4 && opts->n_files)
         return tsync__fail(ctx, TSYNC_EINVAL, "%s: %s is a trace of its own, not one of a set "
                            "of files", path, (*fmt)->what);
+    if (lists && (*fmt)->open_lists)
+        return (*fmt)->open_lists(reader, path, ctx);
     return (*fmt)->open(reader, path, ctx);
 }
 
@@ -130,7 +132,8 @@ int tsync_trace_is_file_set(const char *path)
 /* The reader's steps into a new trace; on failure the trace is freed. */
 static int read_trace(tsync_trace **out, struct tsync_match_input *match, const char *path,
                       const tsync_open_opts *opts, enum tsync_domain_rule rule,
-                      const struct tsync__domain_file *df, const uint32_t *part, tsync_ctx *ctx)
+                      const struct tsync__domain_file *df, const uint32_t *part, int lists,
+                      tsync_ctx *ctx)
 {
     const struct tsync__format *fmt;
     struct tsync_sink sink;
@@ -138,7 +141,7 @@ static int read_trace(tsync_trace **out, struct tsync_match_input *match, const 
     void *reader = NULL;
     int rc;
 
-    if ((rc = open_reader(&reader, &fmt, path, opts, ctx)))
+    if ((rc = open_reader(&reader, &fmt, path, opts, lists, ctx)))
         return rc;
     if (!(t = tsync__trace_alloc(path))) {
         fmt->close(reader);
@@ -184,8 +187,9 @@ out:
     return rc;
 }
 
-int tsync__trace_open_unmatched(tsync_trace **out, struct tsync_match_input *match,
-                                const char *path, const tsync_open_opts *opts, tsync_ctx *ctx)
+/* tsync__trace_open_unmatched, with message lists where the format gives them. */
+static int open_unmatched(tsync_trace **out, struct tsync_match_input *match, const char *path,
+                          const tsync_open_opts *opts, int lists, tsync_ctx *ctx)
 {
     struct tsync__domain_file df, *dfp = NULL;
     enum tsync_domain_rule rule;
@@ -202,7 +206,7 @@ int tsync__trace_open_unmatched(tsync_trace **out, struct tsync_match_input *mat
             return rc;
         dfp = &df;
     }
-    rc = read_trace(out, match, path, opts, rule, dfp, NULL, ctx);
+    rc = read_trace(out, match, path, opts, rule, dfp, NULL, lists, ctx);
     tsync__domain_file_free(dfp);
     return rc;
 }
@@ -213,17 +217,25 @@ int tsync__trace_open_part(tsync_trace **out, struct tsync_match_input *match, c
     const uint32_t part[2] = { rank, n_ranks };
     memset(match, 0, sizeof(*match));
     tsync__clear(ctx);
-    return read_trace(out, match, path, NULL, TSYNC_DOMAIN_NODE, NULL, part, ctx);
+    return read_trace(out, match, path, NULL, TSYNC_DOMAIN_NODE, NULL, part, 0, ctx);
 }
 
-int tsync_trace_open(tsync_trace **out, const char *path, const tsync_open_opts *opts, tsync_ctx *ctx)
+int tsync__trace_open_unmatched(tsync_trace **out, struct tsync_match_input *match,
+                                const char *path, const tsync_open_opts *opts, tsync_ctx *ctx)
+{
+    return open_unmatched(out, match, path, opts, 0, ctx);
+}
+
+/* tsync_trace_open, with message lists where the format gives them. */
+static int open_trace(tsync_trace **out, const char *path, const tsync_open_opts *opts, int lists,
+                      tsync_ctx *ctx)
 {
     struct tsync_match_input match;
     enum tsync_domain_rule rule;
     const char *file;
     double split_s;
     tsync_trace *t;
-    int rc = tsync__trace_open_unmatched(&t, &match, path, opts, ctx);
+    int rc = open_unmatched(&t, &match, path, opts, lists, ctx);
     if (rc == TSYNC_OK) {
         domain_opts(opts, &rule, &file, &split_s, NULL);   /* checked above */
         /* Only the node rule by default is split: a rule or file given is kept. */
@@ -236,6 +248,17 @@ int tsync_trace_open(tsync_trace **out, const char *path, const tsync_open_opts 
     if (rc == TSYNC_OK)
         *out = t;
     return rc;
+}
+
+int tsync_trace_open(tsync_trace **out, const char *path, const tsync_open_opts *opts, tsync_ctx *ctx)
+{
+    return open_trace(out, path, opts, 0, ctx);
+}
+
+int tsync__trace_open_lists(tsync_trace **out, const char *path, const tsync_open_opts *opts,
+                            tsync_ctx *ctx)
+{
+    return open_trace(out, path, opts, 1, ctx);
 }
 
 int tsync_trace_write(const tsync_trace *t, const tsync_timeline *tl, const char *outdir, tsync_ctx *ctx)

@@ -22,4 +22,11 @@ int tsync__trace_open_part(tsync_trace **out, struct tsync_match_input *match, c
                            uint32_t rank, uint32_t n_ranks, tsync_ctx *ctx);
 /* tsync__trace_match: match/match.h. */
 
+/* tsync_trace_open for the estimate alone: a format that lists messages with both
+ * their times (TSYNC_CAP_MESSAGE_LISTS) gives them as message lists, without events
+ * or tsync_message (trace/trace.h); other formats are read as tsync_trace_open
+ * reads them. Fails as tsync_trace_open does. */
+int tsync__trace_open_lists(tsync_trace **out, const char *path, const tsync_open_opts *opts,
+                            tsync_ctx *ctx);
+
 #endif

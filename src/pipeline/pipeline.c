@@ -21,6 +21,7 @@
 
 #include "check/pairings.h"
 #include "clc/clc_api.h"
+#include "estimate/estimate_api.h"
 #include "io/format.h"
 #include "io/formats.h"
 #include "pipeline/jobs.h"
@@ -227,7 +228,7 @@ int tsync_pipeline_run(tsync_pipeline_result **out, const char *input,
     tsync_map_set *file_maps = NULL;
     const tsync_map_set *maps = NULL;
     unsigned st;
-    int rc, estimate, presync, early, side, times, changes;
+    int rc, estimate, presync, early, side, times, changes, lists;
 
     if (opts)
         o = *opts;
@@ -245,6 +246,9 @@ int tsync_pipeline_run(tsync_pipeline_result **out, const char *input,
     presync = (st & TSYNC_STAGE_CLC) && o.clc.presync && !estimate && !(st & TSYNC_STAGE_MAPS);
     changes = estimate || (st & (TSYNC_STAGE_MAPS | TSYNC_STAGE_CLC | TSYNC_STAGE_SHIFT));
     times = (st & ~TSYNC_STAGE_ESTIMATE) != 0;
+    /* The estimate alone needs no events: a file that lists messages is read as
+     * message lists, which become the samples in place. */
+    lists = estimate && !times && tsync__estimate_takes_lists(&o.estimate);
     side = !tsync__progress_shown(ctx);
     early = presync && side && !(o.open && o.open->domains == TSYNC_DOMAIN_AUTO);
     if (o.open) {
@@ -277,7 +281,8 @@ int tsync_pipeline_run(tsync_pipeline_result **out, const char *input,
         if ((rc = tsync__trace_match(run->trace, &match, ctx)))
             goto out;
     } else {
-        if ((rc = tsync_trace_open(&run->trace, input, o.open, ctx)))
+        if ((rc = lists ? tsync__trace_open_lists(&run->trace, input, o.open, ctx)
+                        : tsync_trace_open(&run->trace, input, o.open, ctx)))
             goto out;
         if (times && !(raw = raw_view(run->trace))) {
             rc = tsync__oom(ctx);
@@ -317,7 +322,7 @@ int tsync_pipeline_run(tsync_pipeline_result **out, const char *input,
 
     /* Time maps, from the messages or from a file, applied. */
     if (estimate) {
-        if ((rc = tsync_estimate_run(&run->estimate, run->trace, &o.estimate, ctx))) {
+        if ((rc = tsync__estimate_run_lists(&run->estimate, run->trace, &o.estimate, ctx))) {
             rc = first_error(&started, rc, ctx);
             goto out;
         }

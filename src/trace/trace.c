@@ -59,6 +59,8 @@ void tsync_trace_free(tsync_trace *t)
     free(t->members);
     free(t->offsets);
     free(t->session_messages);
+    tsync__message_lists_free(t->lists, t->n_lists);
+    free(t->extents);
     free(t->pairings);
     for (size_t i = 0; i < t->n_splits; i++) {
         free((char *)t->splits[i].name);
@@ -144,14 +146,24 @@ uint64_t tsync_trace_event_count(const tsync_trace *t)
 {
     uint64_t n = 0;
     for (uint32_t i = 0; i < t->n_locations; i++)
-        n += t->locations[i].n_events;
+        n += t->extents ? t->extents[i].events : t->locations[i].n_events;
     return n;
+}
+
+void tsync__message_lists_free(struct tsync_message_list *lists, size_t n)
+{
+    for (size_t i = 0; lists && i < n; i++)
+        free(lists[i].v);
+    free(lists);
 }
 
 size_t tsync_trace_memory(const tsync_trace *t)
 {
-    size_t bytes = tsync_trace_event_count(t) * (sizeof(tsync_time) + sizeof(uint8_t));
-    bytes += t->n_messages * sizeof(struct tsync_message);
+    size_t bytes = t->n_messages * sizeof(struct tsync_message);
+    for (uint32_t i = 0; i < t->n_locations; i++)
+        bytes += t->locations[i].n_events * (sizeof(tsync_time) + sizeof(uint8_t));
+    for (size_t i = 0; i < t->n_lists; i++)
+        bytes += t->lists[i].n * sizeof(*t->lists[i].v);
     bytes += t->n_collectives * sizeof(struct tsync_collective);
     bytes += t->n_members * sizeof(struct tsync_coll_member);
     bytes += t->n_offsets * sizeof(struct tsync_clock_offset);

@@ -41,6 +41,29 @@ struct tsync_location {
 struct tsync_node { char *name; };
 struct tsync_domain { char *name; uint32_t node; };
 
+/* A point of a plane of two clocks: x on the one, y on the other (a message's send
+ * and receive time; estimate/estimator.h's samples). */
+struct tsync__pt {
+    tsync_time x, y;
+};
+
+/* The messages from one location to another, as a file that lists messages with
+ * both their times gives them to the estimate alone (io/format.h, open_lists): x
+ * the send time, y the receive time, in the file's order. Such a trace keeps no
+ * events and no tsync_message: 16 bytes a message. */
+struct tsync_message_list {
+    tsync_loc send_loc, recv_loc;
+    size_t n, cap;
+    struct tsync__pt *v;
+};
+
+/* A location's events in a trace read as message lists: the earliest and latest
+ * time, and how many (sends and receives). */
+struct tsync_extent {
+    tsync_time first, last;
+    uint64_t events;
+};
+
 /* A point-to-point message: send event and receive event. */
 struct tsync_message {
     tsync_loc send_loc, recv_loc;
@@ -157,6 +180,10 @@ struct tsync_trace {
     struct tsync_clock_offset *offsets;
     size_t n_pairings;          /* packet captures: per pair of captures that share traffic */
     struct tsync__packet_pairing *pairings;
+    size_t n_lists;             /* read as message lists (no events, no messages): */
+    struct tsync_message_list *lists; /* per ordered pair of locations, in order of */
+                                /* their first message; taken by the estimate */
+    struct tsync_extent *extents; /* per location, of a trace read as message lists */
     size_t n_session_messages;  /* messages on TSYNC_SESSION_COMM: a tracer's */
     size_t *session_messages;   /* synchronization sessions; indices, ascending */
 
@@ -172,6 +199,9 @@ struct tsync_timeline {
  * MPI replay, src/replay/): contiguous blocks of about n_locations / n_ranks, in
  * location order, so that the processes in rank order hold the locations in order. */
 uint32_t tsync__location_holder(tsync_loc l, uint32_t n_locations, uint32_t n_ranks);
+
+/* Frees message lists and the array that holds them. */
+void tsync__message_lists_free(struct tsync_message_list *lists, size_t n);
 
 /* Allocates an empty trace for a reader to fill; NULL when out of memory. */
 struct tsync_trace *tsync__trace_alloc(const char *path);

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "tmpfile.h"
+#include "io/formats.h"
 #include "trace/trace.h"
 
 static char *write_csv(const char *name, const char *text)
@@ -48,6 +49,48 @@ static void test_read(void **state)
     assert_int_equal(t->messages[1].recv_loc, 0);
     assert_int_equal(t->messages[1].recv_idx, 1);
     assert_int_equal(t->locations[2].time[0], -5);
+    tsync_trace_free(t);
+    tsync_ctx_free(ctx);
+    free(path);
+}
+
+/* For the estimate alone: a list per ordered pair of locations in order of its
+ * first message, (send, receive) in line order, the extents of each location;
+ * no events, no messages. */
+static void test_lists(void **state)
+{
+    char *path = write_csv("lists.csv", "send_location,send_time_ns,recv_location,recv_time_ns\n"
+                                        "a,500,b,700\r\n"
+                                        "b,100,a,50\n"
+                                        "\n"
+                                        "a,20,b,-5\n"
+                                        "a,9,c,12\n");
+    tsync_trace *t;
+    tsync_ctx *ctx;
+    (void)state;
+    assert_int_equal(tsync_ctx_new(&ctx), 0);
+    assert_int_equal(tsync__trace_open_lists(&t, path, NULL, ctx), 0);
+    assert_int_equal(t->n_locations, 3);
+    assert_int_equal(t->n_messages, 0);
+    assert_int_equal(t->locations[0].n_events, 0);
+    assert_int_equal(t->n_lists, 3);
+    assert_int_equal(t->lists[0].send_loc, 0);
+    assert_int_equal(t->lists[0].recv_loc, 1);
+    assert_int_equal(t->lists[0].n, 2);
+    assert_int_equal(t->lists[0].v[0].x, 500);
+    assert_int_equal(t->lists[0].v[0].y, 700);
+    assert_int_equal(t->lists[0].v[1].x, 20);
+    assert_int_equal(t->lists[0].v[1].y, -5);
+    assert_int_equal(t->lists[1].send_loc, 1);
+    assert_int_equal(t->lists[1].v[0].y, 50);
+    assert_int_equal(t->lists[2].recv_loc, 2);
+    /* a: sends 500, 20, 9, receive 50 */
+    assert_int_equal(t->extents[0].first, 9);
+    assert_int_equal(t->extents[0].last, 500);
+    assert_int_equal(t->extents[0].events, 4);
+    assert_int_equal(t->extents[1].first, -5);
+    assert_int_equal(t->extents[1].last, 700);
+    assert_int_equal(tsync_trace_event_count(t), 8);
     tsync_trace_free(t);
     tsync_ctx_free(ctx);
     free(path);
@@ -113,6 +156,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read),
+        cmocka_unit_test(test_lists),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_missing),
         cmocka_unit_test(test_many_locations),

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -53,7 +54,7 @@ static void collect(struct collected *c, const tsync_trace *t)
 {
     struct tsync__sample_opts o = { { MU_INTRA, MU_INTER, MU_INTER, 0, NULL }, 0, 0, 0, 0 };
     assert_int_equal(tsync__graph_init(&c->g, t->n_domains, tsync__pair_free), 0);
-    assert_int_equal(tsync__collect_samples(&c->g, t, &o, &c->intra), 0);
+    assert_int_equal(tsync__collect_samples(&c->g, t, NULL, 0, &o, &c->intra), 0);
 }
 
 /* The samples of edge i. */
@@ -235,7 +236,7 @@ static void test_prompt_exchanges(void **state)
     fx_msg(f, 1, 211000, 0, 250200);
     t = fx_done(f);
     assert_int_equal(tsync__graph_init(&c.g, t->n_domains, tsync__pair_free), 0);
-    assert_int_equal(tsync__collect_samples(&c.g, t, &o, &c.intra), 0);
+    assert_int_equal(tsync__collect_samples(&c.g, t, NULL, 0, &o, &c.intra), 0);
     assert_int_equal(c.g.n_edges, 1);
     assert_int_equal(samples(&c, 0)->n_exch, 2);
     assert_int_equal(samples(&c, 0)->exch[0].x, 10000 + (60000 - 10000) / 2);  /* (T1 + T4) / 2 */
@@ -244,7 +245,7 @@ static void test_prompt_exchanges(void **state)
     tsync__graph_free(&c.g);
     t->format = TSYNC_FORMAT_CSV;
     assert_int_equal(tsync__graph_init(&c.g, t->n_domains, tsync__pair_free), 0);
-    assert_int_equal(tsync__collect_samples(&c.g, t, &o, &c.intra), 0);
+    assert_int_equal(tsync__collect_samples(&c.g, t, NULL, 0, &o, &c.intra), 0);
     assert_int_equal(samples(&c, 0)->n_exch, 5);
     tsync__graph_free(&c.g);
     tsync_trace_free(t);
@@ -273,7 +274,7 @@ static void test_contradicting_offsets(void **state)
         fx_offset(f, 2, 600000000000, -20000, 100);
         t = fx_done(f);
         assert_int_equal(tsync__graph_init(&c.g, t->n_domains, tsync__pair_free), 0);
-        assert_int_equal(tsync__collect_samples(&c.g, t, &o, &c.intra), 0);
+        assert_int_equal(tsync__collect_samples(&c.g, t, NULL, 0, &o, &c.intra), 0);
         assert_int_equal(c.g.n_edges, 1);
         s = samples(&c, 0);                /* x: the master's clock, y: node 1's */
         assert_int_equal(s->n_above, 3);
@@ -290,6 +291,73 @@ static void test_contradicting_offsets(void **state)
     }
 }
 
+/* ---- sorting ------------------------------------------------------------------------ */
+
+/* Keys x with their input position in y: the stable order is by (x, y). */
+static int by_x_then_y(const void *pa, const void *pb)
+{
+    const struct tsync__pt *a = pa, *b = pb;
+    if (a->x != b->x)
+        return a->x < b->x ? -1 : 1;
+    return a->y < b->y ? -1 : a->y > b->y;
+}
+
+/* n points, x from `key`, y their position; sorted by tsync__sort_points and
+ * compared with the stable order. */
+static void check_sort(size_t n, tsync_time (*key)(size_t i, uint64_t *rng))
+{
+    struct tsync__pt *v = malloc(n * sizeof(*v)), *ref = malloc(n * sizeof(*ref));
+    uint64_t rng = 7;
+    assert_non_null(v);
+    assert_non_null(ref);
+    for (size_t i = 0; i < n; i++)
+        v[i] = ref[i] = (struct tsync__pt){ key(i, &rng), (tsync_time)i };
+    qsort(ref, n, sizeof(*ref), by_x_then_y);
+    assert_int_equal(tsync__sort_points(v, n), 0);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(v[i].x, ref[i].x);
+        assert_int_equal(v[i].y, ref[i].y);
+    }
+    free(v);
+    free(ref);
+}
+
+static uint64_t step(uint64_t *rng)
+{
+    *rng ^= *rng << 13;
+    *rng ^= *rng >> 7;
+    *rng ^= *rng << 17;
+    return *rng;
+}
+
+/* Receive times among sends: in order but for a jitter of a few places, with
+ * repeated times. */
+static tsync_time nearly(size_t i, uint64_t *rng)
+{
+    return (tsync_time)(i * 10 + step(rng) % 40) / 4;
+}
+
+static tsync_time random_key(size_t i, uint64_t *rng)
+{
+    (void)i;
+    return (tsync_time)(step(rng) % 50000) - 25000;
+}
+
+/* Nearly in order for the first half, then at random: the insertion sort gives up
+ * halfway and the radix sort finishes from what it left. */
+static tsync_time half_random(size_t i, uint64_t *rng)
+{
+    return i < 50000 ? nearly(i, rng) : random_key(i, rng) + 1000000;
+}
+
+static void test_sort_points(void **state)
+{
+    (void)state;
+    check_sort(100000, nearly);
+    check_sort(100000, random_key);
+    check_sort(100000, half_random);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_scan),
         cmocka_unit_test(test_prompt_exchanges),
         cmocka_unit_test(test_contradicting_offsets),
+        cmocka_unit_test(test_sort_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
