@@ -231,7 +231,7 @@ void tsync__pair_fit_free(struct tsync__pair_fit *fit);
 
 /* The windows of a pair's one-way samples (each kind sorted by x), each detrended
  * by the slope of the piece of ps it starts in, a window at most `width` long (up to
- * three times that for a pair whose messages are too few to fill it). None where
+ * three times that for a pair that has no windows of that length). None where
  * they lie far apart. 0 or TSYNC_ENOMEM (w empty). */
 int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samples *s,
                          const struct tsync__pieces *ps, int64_t width);
