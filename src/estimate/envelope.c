@@ -199,7 +199,7 @@ int tsync__envelope_bound(const struct tsync__pair_fit *fit, struct tsync__pwl *
     const struct tsync__envelope *env = &fit->envelope;
     struct cursor c = { fit, 0, 0 };
     tsync_time xa, xb;
-    if (!fit->guaranteed || f->n < 2 || env->up.n < 2 || env->lo.n < 2)
+    if (f->n < 2 || env->up.n < 2 || env->lo.n < 2)
         return 0;
     xa = env->up.v[0].x > env->lo.v[0].x ? env->up.v[0].x : env->lo.v[0].x;
     xb = env->up.v[env->up.n - 1].x < env->lo.v[env->lo.n - 1].x ? env->up.v[env->up.n - 1].x
@@ -208,6 +208,12 @@ int tsync__envelope_bound(const struct tsync__pair_fit *fit, struct tsync__pwl *
         return 0;
     if (split_at(f, xa, xb))
         return TSYNC_ENOMEM;
-    tsync__pwl_lower(f, cursor_bound, &c);
+    /* A guaranteed estimator's bound comes down to the envelope where that is
+     * tighter; a statistical one (the regression's) goes up to it where it is not,
+     * so that wherever the constraints bracket a point its bound is a promise. */
+    if (fit->guaranteed)
+        tsync__pwl_lower(f, cursor_bound, &c);
+    else
+        tsync__pwl_raise(f, cursor_bound, &c);
     return 0;
 }

@@ -258,11 +258,12 @@ int tsync__pwl_from_fit(struct tsync__pwl *out, const struct tsync__pair_fit *fi
 void tsync__pwl_open_bounds(const struct tsync__pair_fit *fit, struct tsync__pwl *f);
 
 /* Lowers the bounds of f, a pair function from tsync__pwl_from_fit, to the fit's
- * envelope's where that is smaller over a whole segment; only where the pieces'
- * bounds are guaranteed (a statistical bound is not made a promise by taking the
- * smaller of it and a guaranteed one). The pairs' weights in the graph stay those
- * of their pieces: the envelope is for the bounds of the maps. f gets a point
- * where the envelope begins and ends. 0 or TSYNC_ENOMEM (f unchanged). */
+ * envelope's where that is smaller over a whole segment, where the pieces' bounds
+ * are guaranteed; where they are statistical (the regression's), raises them to the
+ * envelope's where that is larger, so that a bound is a promise wherever the
+ * constraints bracket the point. The pairs' weights in the graph stay those of
+ * their pieces: the envelope is for the bounds of the maps. f gets a point where
+ * the envelope begins and ends. 0 or TSYNC_ENOMEM (f unchanged). */
 int tsync__envelope_bound(const struct tsync__pair_fit *fit, struct tsync__pwl *f);
 
 #endif

@@ -341,9 +341,11 @@ static int regress_settled(const void *state)
 }
 
 const struct tsync__estimator tsync__regress_estimator = {
-    "regression", "least squares over exchanges (seed 003); bounds statistical",
+    "regression", "least squares over exchanges (seed 003); bounds statistical, "
+    "guaranteed where one-way constraints bracket",
     "least squares over exchanges (seed 003, Eqs. 2-8)",
-    "statistical (E_r plus 3 standard errors of the fitted line)", TSYNC__NEEDS_EXCHANGES, 0,
+    "statistical (E_r plus 3 standard errors of the fitted line), raised to what the "
+    "one-way constraints guarantee where they bracket the point", TSYNC__NEEDS_EXCHANGES, 0,
     regress_init, regress_add, regress_settled, regress_finish, regress_stats,
     regress_fini
 };

@@ -195,7 +195,7 @@ tsync_time tsync__pwl_inverse(const struct tsync__pwl *f, tsync_time y)
     return f->x[lo] + (tsync_time)llroundl(s * (long double)(y - f->y[lo]));
 }
 
-/* ---- lowering the bounds ----------------------------------------------------------- */
+/* ---- lowering and raising the bounds ----------------------------------------------------------- */
 
 void tsync__pwl_lower(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx)
 {
@@ -212,4 +212,17 @@ void tsync__pwl_lower(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *c
     }
     if (f->n)
         f->bound[f->n - 1] = left;
+}
+
+void tsync__pwl_raise(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx)
+{
+    for (size_t k = 0; k + 1 < f->n; k++) {
+        long double b = seg(ctx, f, k);
+        /* The old bounds are linear between the points: both ends at b or more
+         * cover b over the whole segment. */
+        if (isfinite(b)) {
+            f->bound[k] = fmax(f->bound[k], (double)ceill(b));
+            f->bound[k + 1] = fmax(f->bound[k + 1], (double)ceill(b));
+        }
+    }
 }

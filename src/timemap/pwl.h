@@ -46,4 +46,8 @@ int tsync__pwl_compose(struct tsync__pwl *out, const struct tsync__pwl *g,
 typedef long double (*tsync__segment_bound_fn)(void *ctx, const struct tsync__pwl *f, size_t k);
 void tsync__pwl_lower(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx);
 
+/* Raises f's bounds so that they cover, over every segment k, what seg(ctx, f, k)
+ * returns for it where that is finite (an infinite one leaves the segment as it is). */
+void tsync__pwl_raise(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx);
+
 #endif
