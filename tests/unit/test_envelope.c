@@ -120,6 +120,31 @@ static void test_holds_and_tightens(void **state)
     free(s.below);
 }
 
+/* A statistical estimator's bounds (the regression's) are raised to the envelope's
+ * where the envelope brackets a segment (tsync__pwl_raise): both ends of a segment
+ * reach its guaranteed bound, a segment it does not bracket keeps its own. */
+static long double raise_seg(void *ctx, const struct tsync__pwl *f, size_t k)
+{
+    (void)ctx;
+    (void)f;
+    return k == 0 ? 100.5L : k == 1 ? 3 : INFINITY;
+}
+
+static void test_statistical_raised(void **state)
+{
+    struct tsync__pwl f;
+    (void)state;
+    assert_int_equal(tsync__pwl_alloc(&f, 4), 0);
+    for (int i = 0; i < 4; i++) {
+        assert_true(tsync__pwl_push(&f, i * SECOND, i * SECOND));
+        f.bound[i] = 10;
+    }
+    tsync__pwl_raise(&f, raise_seg, NULL);
+    assert_true(f.bound[0] == 101 && f.bound[1] == 101);  /* raised, rounded up */
+    assert_true(f.bound[2] == 10 && f.bound[3] == 10);    /* 3 < 10; none beyond */
+    tsync__pwl_free(&f);
+}
+
 /* Constraints that contradict each other (an ABOVE point below a BELOW point at
  * the same time: a latency assumed too large) leave the bounds alone there. */
 static void test_contradiction_keeps_bounds(void **state)
@@ -219,6 +244,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_holds_and_tightens),
+        cmocka_unit_test(test_statistical_raised),
         cmocka_unit_test(test_contradiction_keeps_bounds),
         cmocka_unit_test(test_outside_keeps_bounds),
         cmocka_unit_test(test_open_piece),
