@@ -317,7 +317,9 @@ static void add_point(struct tsync__pwl *f, const struct tsync__pair_fit *fit, s
  * after a split, at the end of a phase) does not bend its neighbours; it takes
  * their curve instead of its own loose line where that curve lies inside its
  * range at every drawn point (a line whose slope is open by ppm is microseconds
- * off after a second), and keeps its line where the curve does not. */
+ * off after a second), and keeps its line where the curve does not, unless the
+ * data leave its slope open altogether (a message each way minutes apart: its line
+ * is flat whatever the clocks do): then it takes the curve held inside its range. */
 struct bend {
     long double c;            /* centre of the piece's samples */
     long double at_c;         /* value of the curve at c, absolute ticks */
@@ -325,7 +327,8 @@ struct bend {
     long double lim_l, lim_r; /* how far from c it holds on each side */
     int link_l, link_r;       /* blended with the neighbour on that side */
     int settled;              /* the piece's own samples fix its slope */
-    int borrow;               /* loose: takes its settled neighbours' curve */
+    int borrow;               /* loose: takes its settled neighbours' curve (1), held
+                               * inside its range when its own slope is open (2) */
 };
 
 /* A piece's slope counts as fixed when its extreme lines differ by at most this:
@@ -460,12 +463,12 @@ static void borrows_init(struct bend *bd, const struct tsync__piece *v, size_t n
         if (bd[k].settled || !((k > 0 && bd[k - 1].settled) || (k + 1 < np && bd[k + 1].settled)))
             continue;
         bd[k].borrow = 1;
-        for (int i = 0; i <= BEND_STEPS && bd[k].borrow; i++) {
+        for (int i = 0; i <= BEND_STEPS && bd[k].borrow == 1; i++) {
             tsync_time x = step_x(&v[k], i, BEND_STEPS);
             long double y = borrowed(bd, v, np, k, (long double)x, wander) - (long double)v[k].y0,
                         lo, hi;
             v[k].range(&v[k], x, &lo, &hi);
-            bd[k].borrow = y >= lo && y <= hi;
+            bd[k].borrow = y >= lo && y <= hi ? 1 : v[k].open ? 2 : 0;
         }
     }
 }
@@ -551,8 +554,17 @@ static long double bent_value(const struct join *j, size_t k, long double x)
 {
     const struct tsync__piece *v = j->fit->pieces.v;
     size_t np = j->fit->pieces.n;
-    return j->bd[k].borrow ? borrowed(j->bd, v, np, k, x, j->fit->wander)
-                           : bend_eval(j->bd, v, np, k, x);
+    long double y, lo, hi;
+    if (!j->bd[k].borrow)
+        return bend_eval(j->bd, v, np, k, x);
+    y = borrowed(j->bd, v, np, k, x, j->fit->wander);
+    if (j->bd[k].borrow == 2) {       /* held inside the piece's range */
+        v[k].range(&v[k], (tsync_time)llroundl(x), &lo, &hi);
+        y -= (long double)v[k].y0;
+        y = y < lo ? lo : y > hi ? hi : y;
+        y += (long double)v[k].y0;
+    }
+    return y;
 }
 
 /* The joined estimate at x, inside or next to piece k: among a piece's samples the

@@ -48,6 +48,7 @@
 #define WIDE 1.5L              /* x the median band: a window of delayed messages */
 #define SPARSE 2.0L            /* x the longest window: the median gap between windows */
 #define STRETCH 3              /* a pair's longest window, at most x the one asked for */
+#define STRETCHED_MIN 64       /* longer windows: at least so many, or none */
 
 /* A window being filled. */
 struct acc {
@@ -355,6 +356,8 @@ int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samp
     if (rc == 0 && !w->n && longer > width) {
         tsync__windows_free(w);
         rc = build_at(w, s, ps, longer);
+        if (rc == 0 && w->n < STRETCHED_MIN) /* too few to tell a bend from noise */
+            w->n = 0;
     }
     if (rc == 0)
         rc = smooth(w);
