@@ -11,10 +11,12 @@
  * of its send too. A process thus holds the messages of its own locations, in the
  * serial order, with their indices (a message has one name everywhere).
  *
- * Collective records are still matched on process 0 and every instance and member
- * (32 bytes each) sent to every process; the channels' (first send, count) pass
- * through process 0 (16 bytes a channel): the parts not yet distributed (README,
- * "Known limits").
+ * Collective records are matched by the serial matcher on the process of their
+ * communicator (its index modulo the processes); the instances and members are
+ * gathered to process 0, put in the serial order (by communicator, each in call
+ * order) and sent to every process, which holds them all (32 bytes a member), as
+ * process 0 holds the channels' (first send, count), 16 bytes a channel: the parts
+ * not yet distributed (README, "Known limits").
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -125,26 +127,39 @@ static int event_counts(tsync_trace *t, MPI_Comm comm, tsync_ctx *ctx)
             (n_arr) = bytes_ / sizeof(*(arr));                                              \
     } while (0)
 
-/* Sends to every process its part of `buf` (bytes `count[r]` for process r, in
- * process order): *got (malloc'ed) holds what every process sent here, in process
- * order, *n_got bytes. */
-static int exchange(MPI_Comm comm, const void *buf, const int *count, void **got, size_t *n_got,
-                    tsync_ctx *ctx)
+/* Sends each of the n elements (`size` bytes) at v to process dest[i] (none when
+ * negative), in their order: *got (malloc'ed) holds the *n_got elements every
+ * process sent here, in process order. */
+static int send_to(MPI_Comm comm, const void *v, size_t n, size_t size, const int *dest,
+                   void **got, size_t *n_got, tsync_ctx *ctx)
 {
-    int size, *in = NULL, *sdispl = NULL, *rdispl = NULL, rc = TSYNC_OK;
+    int procs, *count = NULL, *in = NULL, *sdispl = NULL, *rdispl = NULL, rc = TSYNC_OK;
+    char *buf = malloc(n ? n * size : 1);
     size_t total = 0;
-    MPI_Comm_size(comm, &size);
+    MPI_Comm_size(comm, &procs);
     *got = NULL;
     *n_got = 0;
-    in = malloc((size_t)size * sizeof(*in));
-    sdispl = calloc((size_t)size, sizeof(*sdispl));
-    rdispl = calloc((size_t)size, sizeof(*rdispl));
-    if (!in || !sdispl || !rdispl)
+    count = calloc((size_t)procs, sizeof(*count));
+    in = malloc((size_t)procs * sizeof(*in));
+    sdispl = calloc((size_t)procs, sizeof(*sdispl));
+    rdispl = calloc((size_t)procs, sizeof(*rdispl));
+    if (!buf || !count || !in || !sdispl || !rdispl)
         rc = tsync__oom(ctx);
+    for (size_t i = 0; rc == TSYNC_OK && i < n; i++)
+        if (dest[i] >= 0)
+            count[dest[i]] += (int)size;
+    for (int r = 1; rc == TSYNC_OK && r < procs; r++)
+        sdispl[r] = sdispl[r - 1] + count[r - 1];
+    for (size_t i = 0; rc == TSYNC_OK && i < n; i++)
+        if (dest[i] >= 0) {
+            memcpy(buf + sdispl[dest[i]], (const char *)v + i * size, size);
+            sdispl[dest[i]] += (int)size;
+        }
+    for (int r = 0; rc == TSYNC_OK && r < procs; r++)
+        sdispl[r] -= count[r];
     if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK) {
         MPI_Alltoall(count, 1, MPI_INT, in, 1, MPI_INT, comm);
-        for (int r = 0; r < size; r++) {
-            sdispl[r] = r ? sdispl[r - 1] + count[r - 1] : 0;
+        for (int r = 0; r < procs; r++) {
             rdispl[r] = (int)total;
             total += (size_t)in[r];
         }
@@ -153,11 +168,13 @@ static int exchange(MPI_Comm comm, const void *buf, const int *count, void **got
     }
     if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK) {
         MPI_Alltoallv(buf, count, sdispl, MPI_BYTE, *got, in, rdispl, MPI_BYTE, comm);
-        *n_got = total;
+        *n_got = total / size;
     } else {
         free(*got);
         *got = NULL;
     }
+    free(buf);
+    free(count);
     free(in);
     free(sdispl);
     free(rdispl);
@@ -197,44 +214,28 @@ static int by_id(const void *pa, const void *pb)
  * order, as the serial reader lists them): a channel's sends are one location's,
  * listed in posting order, so the matcher pairs them as before, and the position
  * orders the channels (message_ids). */
-static int route_sends(struct tsync_p2p_rec **out, size_t *n_out, const struct tsync_match_input *in,
+static int route_sends(struct tsync_p2p_rec **out, size_t *n_out, struct tsync_match_input *in,
                        const tsync_trace *t, MPI_Comm comm, tsync_ctx *ctx)
 {
-    int rank, size, *count = NULL, *at = NULL, rc = TSYNC_OK;
+    int rank, size, *dest = malloc((in->n_sends ? in->n_sends : 1) * sizeof(*dest)), rc;
     unsigned long long mine = in->n_sends, off = 0;
-    struct tsync_p2p_rec *buf = NULL;
-    void *got;
-    size_t bytes;
+    void *got = NULL;
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     MPI_Exscan(&mine, &off, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
     if (rank == 0)
         off = 0;
-    count = calloc((size_t)size, sizeof(*count));
-    at = calloc((size_t)size, sizeof(*at));
-    buf = malloc((in->n_sends ? in->n_sends : 1) * sizeof(*buf));
-    if (!count || !at || !buf)
-        rc = tsync__oom(ctx);
-    for (size_t i = 0; rc == TSYNC_OK && i < in->n_sends; i++)
-        count[tsync__location_holder(in->sends[i].receiver, t->n_locations, (uint32_t)size)]++;
-    for (int r = 1; rc == TSYNC_OK && r < size; r++)
-        at[r] = at[r - 1] + count[r - 1];
+    rc = dest ? TSYNC_OK : tsync__oom(ctx);
     for (size_t i = 0; rc == TSYNC_OK && i < in->n_sends; i++) {
-        uint32_t h = tsync__location_holder(in->sends[i].receiver, t->n_locations, (uint32_t)size);
-        buf[at[h]] = in->sends[i];
-        buf[at[h]++].order = off + i;
+        dest[i] = (int)tsync__location_holder(in->sends[i].receiver, t->n_locations, (uint32_t)size);
+        in->sends[i].order = off + i;
     }
-    for (int r = 0; rc == TSYNC_OK && r < size; r++)
-        count[r] *= (int)sizeof(*buf);
     if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
-        (rc = exchange(comm, buf, count, &got, &bytes, ctx)) == TSYNC_OK) {
+        (rc = send_to(comm, in->sends, in->n_sends, sizeof(*in->sends), dest, &got, n_out,
+                      ctx)) == TSYNC_OK)
         *out = got;
-        *n_out = bytes / sizeof(**out);
-    }
-    free(count);
-    free(at);
-    free(buf);
+    free(dest);
     return rc;
 }
 
@@ -303,7 +304,7 @@ static int match_p2p(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm
     struct part_msg *out = NULL, *all = NULL;
     tsync_ctx *quiet = NULL;
     uint64_t unmatched[3] = { 0 }, *ids = NULL;
-    int rank, size, *count = NULL, *at = NULL, rc;
+    int rank, size, *dest = NULL, rc;
     size_t n_sends = 0, n_all = 0, n_own;
     void *got = NULL;
 
@@ -343,27 +344,18 @@ static int match_p2p(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm
     /* Every message matched here has its receive here; those whose send is
      * elsewhere go there too. */
     n_own = t->n_messages;
-    count = calloc((size_t)size, sizeof(*count));
-    at = calloc((size_t)size, sizeof(*at));
+    dest = malloc((n_own ? n_own : 1) * sizeof(*dest));
     out = malloc((n_own ? n_own : 1) * sizeof(*out));
-    if (rc == TSYNC_OK && (!count || !at || !out))
+    if (rc == TSYNC_OK && (!dest || !out))
         rc = tsync__oom(ctx);
     for (size_t i = 0; rc == TSYNC_OK && i < n_own; i++) {
-        uint32_t h = tsync__location_holder(t->messages[i].send_loc, t->n_locations, (uint32_t)size);
-        count[h] += (int)h != rank;
+        int h = (int)tsync__location_holder(t->messages[i].send_loc, t->n_locations, (uint32_t)size);
+        dest[i] = h != rank ? h : -1;
+        out[i] = (struct part_msg){ t->messages[i], ids[i] };
     }
-    for (int r = 1; rc == TSYNC_OK && r < size; r++)
-        at[r] = at[r - 1] + count[r - 1];
-    for (size_t i = 0; rc == TSYNC_OK && i < n_own; i++) {
-        uint32_t h = tsync__location_holder(t->messages[i].send_loc, t->n_locations, (uint32_t)size);
-        if ((int)h != rank)
-            out[at[h]++] = (struct part_msg){ t->messages[i], ids[i] };
-    }
-    for (int r = 0; rc == TSYNC_OK && r < size; r++)
-        count[r] *= (int)sizeof(*out);
     if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
-        (rc = exchange(comm, out, count, &got, &n_all, ctx)) == TSYNC_OK) {
-        size_t n_got = n_all / sizeof(*all);
+        (rc = send_to(comm, out, n_own, sizeof(*out), dest, &got, &n_all, ctx)) == TSYNC_OK) {
+        size_t n_got = n_all;
         struct tsync_message *msgs;
         n_all = n_own + n_got;
         all = realloc(got, (n_all ? n_all : 1) * sizeof(*all));
@@ -395,8 +387,7 @@ static int match_p2p(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm
     rc = tsync__replay_agree(comm, rc, ctx);
     free(all);
     free(out);
-    free(count);
-    free(at);
+    free(dest);
     free(ids);
     /* The indices of session messages are the estimate's, which reads the whole
      * trace elsewhere (run.c), not this part. */
@@ -415,21 +406,91 @@ static int match_p2p(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm
     return TSYNC_OK;
 }
 
-/* Collective records matched on process 0 (every process gets every instance and
- * member), point-to-point ones on the receivers' processes. */
+/* An instance gathered to process 0, and its place there. */
+struct placed { uint32_t comm; size_t at; };
+
+static int by_comm(const void *pa, const void *pb)
+{
+    const struct placed *a = pa, *b = pb;
+    if (a->comm != b->comm)
+        return a->comm < b->comm ? -1 : 1;
+    return a->at < b->at ? -1 : a->at > b->at;
+}
+
+/* Process 0's instances (gathered from every process, each process's members
+ * after the previous one's) put in the serial matcher's order: by communicator,
+ * each communicator's in call order, with their members. */
+static int serial_order(tsync_trace *t, tsync_ctx *ctx)
+{
+    size_t n = t->n_collectives, m = 0;
+    struct placed *p = malloc((n ? n : 1) * sizeof(*p));
+    struct tsync_collective *co = malloc((n ? n : 1) * sizeof(*co));
+    struct tsync_coll_member *mb = malloc((t->n_members ? t->n_members : 1) * sizeof(*mb));
+    if (!p || !co || !mb) {
+        free(p);
+        free(co);
+        free(mb);
+        return tsync__oom(ctx);
+    }
+    for (size_t q = 0; q < n; q++) {
+        t->collectives[q].first_member = m;
+        m += t->collectives[q].n_members;
+        p[q] = (struct placed){ t->collectives[q].comm, q };
+    }
+    qsort(p, n, sizeof(*p), by_comm);
+    m = 0;
+    for (size_t q = 0; q < n; q++) {
+        const struct tsync_collective *c = &t->collectives[p[q].at];
+        memcpy(&mb[m], &t->members[c->first_member], c->n_members * sizeof(*mb));
+        co[q] = *c;
+        co[q].first_member = m;
+        m += c->n_members;
+    }
+    free(p);
+    free(t->collectives);
+    free(t->members);
+    t->collectives = co;
+    t->members = mb;
+    return TSYNC_OK;
+}
+
+/* Collective records matched on the process of their communicator (its index
+ * modulo the processes) by the serial matcher, the instances gathered to process
+ * 0 and put in the serial order there, then sent to every process. Point-to-point
+ * records are matched on the receivers' processes. Warnings about collective
+ * calls come from process 0's communicators only. */
 static int match(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm, tsync_ctx *ctx)
 {
-    int rank, rc;
+    int rank, size, *dest, rc;
+    void *got = NULL;
+    size_t n_got = 0;
     MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
     if ((rc = match_p2p(t, in, comm, ctx)))
         return rc;
     free(in->recvs);
     in->recvs = NULL;
     in->n_recvs = 0;
-    GATHER(in->colls, in->n_colls);
-    if (rank == 0 && rc == TSYNC_OK)
-        rc = tsync__trace_match(t, in, ctx);
+    dest = malloc((in->n_colls ? in->n_colls : 1) * sizeof(*dest));
+    rc = dest ? TSYNC_OK : tsync__oom(ctx);
+    for (size_t i = 0; rc == TSYNC_OK && i < in->n_colls; i++)
+        dest[i] = (int)(in->colls[i].comm % (uint32_t)size);
+    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
+        (rc = send_to(comm, in->colls, in->n_colls, sizeof(*in->colls), dest, &got, &n_got,
+                      ctx)) == TSYNC_OK) {
+        free(in->colls);
+        in->colls = got;
+        in->n_colls = in->cap_colls = n_got;
+        rc = tsync__match_collectives(t, in, ctx);
+    }
+    free(dest);
     tsync__match_input_free(in);
+    if ((rc = tsync__replay_agree(comm, rc, ctx)))
+        return rc;
+    GATHER(t->collectives, t->n_collectives);
+    GATHER(t->members, t->n_members);
+    if (rank == 0 && rc == TSYNC_OK)
+        rc = serial_order(t, ctx);
     if ((rc = tsync__replay_agree(comm, rc, ctx)))
         return rc;
     BROADCAST(t->collectives, t->n_collectives);
