@@ -33,7 +33,7 @@ echo "== tracesync sync on two captures ($packets packets a host, snaplen 128), 
 echo "== accuracy against the truth: baseline, maps alone and sync, per estimator (trace classes of issue 11 and named scenarios, seed 1)"
 "$build/bench/bench_accuracy" "$work/accuracy"
 if [ -x "$build/tracesync-mpi" ]; then
-    echo "== tracesync-mpi clc: the replay on 1 and 2 processes against tracesync clc (4x10^6 events, BENCH_REPLAY_EVENTS)"
+    echo "== tracesync-mpi clc and sync: the replay on 1, 2 and 4 processes against tracesync clc and sync (4x10^6 events, BENCH_REPLAY_EVENTS)"
     sh bench/replay/run.sh "$build" "${BENCH_REPLAY_EVENTS:-4000000}"
 fi
 if [ -x "$build/bench/bench_collect" ]; then

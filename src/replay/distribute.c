@@ -1,15 +1,22 @@
 /* distribute.c - the trace split over the processes of the replay: each reads every
  * definition and the events of the locations it holds (io/formats.h,
- * tsync__trace_open_part), the event counts of the others come by one reduction,
- * and the records of messages and collectives every process read are matched on
- * process 0 by the serial matcher (match/) and the result sent to all, so that
- * every process has the same messages and instances as `tracesync clc` would.
+ * tsync__trace_open_part), the event counts of the others come by one reduction.
  *
- * Each process gets the messages of its own locations, with their indices in the
- * whole list (so that it keeps their order, and a message has one name everywhere).
- * Process 0 holds every record while it matches, and every process every collective
- * instance and member (32 bytes each): the parts that are not yet distributed
- * (README, "Known limits").
+ * Point-to-point records are matched by the serial matcher (match/) on the process
+ * of their receiver: each process sends its sends there, with their positions in
+ * the whole trace's list, and matches the channels of its own receivers; process 0
+ * numbers the channels that have messages in the order of their first sends (as
+ * the serial matcher does) from every process's (first send, count), so that each
+ * message gets its index in the serial list, and each message goes to the process
+ * of its send too. A process thus holds the messages of its own locations, in the
+ * serial order, with their indices (a message has one name everywhere).
+ *
+ * Collective records are matched by the serial matcher on the process of their
+ * communicator (its index modulo the processes); the instances and members are
+ * gathered to process 0, put in the serial order (by communicator, each in call
+ * order) and sent to every process, which holds them all (32 bytes a member), as
+ * process 0 holds the channels' (first send, count), 16 bytes a channel: the parts
+ * not yet distributed (README, "Known limits").
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -19,6 +26,7 @@
 #include "match/match.h"
 #include "replay/replay.h"
 #include "util/ctx.h"
+#include "util/str.h"
 
 /* Gathers n bytes at `buf` of every process to process 0, in process order: *all
  * (malloc'ed) and *n_all there. */
@@ -119,118 +127,374 @@ static int event_counts(tsync_trace *t, MPI_Comm comm, tsync_ctx *ctx)
             (n_arr) = bytes_ / sizeof(*(arr));                                              \
     } while (0)
 
+/* Sends each of the n elements (`size` bytes) at v to process dest[i] (none when
+ * negative), in their order: *got (malloc'ed) holds the *n_got elements every
+ * process sent here, in process order. */
+static int send_to(MPI_Comm comm, const void *v, size_t n, size_t size, const int *dest,
+                   void **got, size_t *n_got, tsync_ctx *ctx)
+{
+    int procs, *count = NULL, *in = NULL, *sdispl = NULL, *rdispl = NULL, rc = TSYNC_OK;
+    char *buf = malloc(n ? n * size : 1);
+    size_t total = 0;
+    MPI_Comm_size(comm, &procs);
+    *got = NULL;
+    *n_got = 0;
+    count = calloc((size_t)procs, sizeof(*count));
+    in = malloc((size_t)procs * sizeof(*in));
+    sdispl = calloc((size_t)procs, sizeof(*sdispl));
+    rdispl = calloc((size_t)procs, sizeof(*rdispl));
+    if (!buf || !count || !in || !sdispl || !rdispl)
+        rc = tsync__oom(ctx);
+    for (size_t i = 0; rc == TSYNC_OK && i < n; i++)
+        if (dest[i] >= 0)
+            count[dest[i]] += (int)size;
+    for (int r = 1; rc == TSYNC_OK && r < procs; r++)
+        sdispl[r] = sdispl[r - 1] + count[r - 1];
+    for (size_t i = 0; rc == TSYNC_OK && i < n; i++)
+        if (dest[i] >= 0) {
+            memcpy(buf + sdispl[dest[i]], (const char *)v + i * size, size);
+            sdispl[dest[i]] += (int)size;
+        }
+    for (int r = 0; rc == TSYNC_OK && r < procs; r++)
+        sdispl[r] -= count[r];
+    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK) {
+        MPI_Alltoall(count, 1, MPI_INT, in, 1, MPI_INT, comm);
+        for (int r = 0; r < procs; r++) {
+            rdispl[r] = (int)total;
+            total += (size_t)in[r];
+        }
+        if (!(*got = malloc(total ? total : 1)))
+            rc = tsync__oom(ctx);
+    }
+    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK) {
+        MPI_Alltoallv(buf, count, sdispl, MPI_BYTE, *got, in, rdispl, MPI_BYTE, comm);
+        *n_got = total / size;
+    } else {
+        free(*got);
+        *got = NULL;
+    }
+    free(buf);
+    free(count);
+    free(in);
+    free(sdispl);
+    free(rdispl);
+    return rc;
+}
+
 /* A message and its index in the whole trace's list. */
 struct part_msg { struct tsync_message m; uint64_t id; };
 
-/* Process 0's messages to the processes that hold their send or receive, in order,
- * each with its index (t->message_ids). */
-static int scatter_messages(tsync_trace *t, MPI_Comm comm, tsync_ctx *ctx)
+/* A channel's messages matched here: the position of its first send (the serial
+ * matcher numbers channels in that order) and how many. */
+struct channel_run { uint64_t first, n; };
+
+static int by_sender(const void *pa, const void *pb)
 {
-    struct part_msg *all = NULL, *got = NULL;
-    struct tsync_message *msgs = NULL;
-    uint64_t *ids = NULL;
-    int rank, size, mine = 0, *count = NULL, *displ = NULL, rc = TSYNC_OK;
-    size_t total = 0, n;
+    const struct tsync_p2p_rec *a = pa, *b = pb;
+    if (a->sender != b->sender)
+        return a->sender < b->sender ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int by_first(const void *pa, const void *pb)
+{
+    uint64_t a = ((const struct channel_run *)pa)->first, b = ((const struct channel_run *)pb)->first;
+    return a < b ? -1 : a > b;
+}
+
+static int by_id(const void *pa, const void *pb)
+{
+    uint64_t a = ((const struct part_msg *)pa)->id, b = ((const struct part_msg *)pb)->id;
+    return a < b ? -1 : a > b;
+}
+
+/* Each process's sends sent to the process that holds their receiver, so that a
+ * channel's records meet on one process: *out, in the whole list's order. A send's
+ * posting order becomes its position in that list (process order is location
+ * order, as the serial reader lists them): a channel's sends are one location's,
+ * listed in posting order, so the matcher pairs them as before, and the position
+ * orders the channels (message_ids). */
+static int route_sends(struct tsync_p2p_rec **out, size_t *n_out, struct tsync_match_input *in,
+                       const tsync_trace *t, MPI_Comm comm, tsync_ctx *ctx)
+{
+    int rank, size, *dest = malloc((in->n_sends ? in->n_sends : 1) * sizeof(*dest)), rc;
+    unsigned long long mine = in->n_sends, off = 0;
+    void *got = NULL;
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    if (rank == 0) {
-        count = calloc((size_t)size, sizeof(*count));
-        displ = calloc((size_t)size, sizeof(*displ));
-        for (size_t i = 0; count && i < t->n_messages; i++) {
-            const struct tsync_message *m = &t->messages[i];
-            uint32_t a = tsync__location_holder(m->send_loc, t->n_locations, (uint32_t)size);
-            uint32_t b = tsync__location_holder(m->recv_loc, t->n_locations, (uint32_t)size);
-            count[a]++;
-            count[b] += b != a;
-        }
-        for (int r = 0; count && r < size; r++)
-            total += (size_t)count[r];
-        if (!count || !displ || !(all = malloc((total ? total : 1) * sizeof(*all))))
-            rc = tsync__oom(ctx);
-        for (int r = 1; rc == TSYNC_OK && r < size; r++)
-            displ[r] = displ[r - 1] + count[r - 1];
-        for (size_t i = 0; rc == TSYNC_OK && i < t->n_messages; i++) {
-            const struct tsync_message *m = &t->messages[i];
-            uint32_t a = tsync__location_holder(m->send_loc, t->n_locations, (uint32_t)size);
-            uint32_t b = tsync__location_holder(m->recv_loc, t->n_locations, (uint32_t)size);
-            all[displ[a]++] = (struct part_msg){ *m, i };
-            if (b != a)
-                all[displ[b]++] = (struct part_msg){ *m, i };
-        }
-        for (int r = 0; rc == TSYNC_OK && r < size; r++) {
-            displ[r] = (displ[r] - count[r]) * (int)sizeof(*all);
-            count[r] *= (int)sizeof(*all);
+    MPI_Exscan(&mine, &off, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+    if (rank == 0)
+        off = 0;
+    rc = dest ? TSYNC_OK : tsync__oom(ctx);
+    for (size_t i = 0; rc == TSYNC_OK && i < in->n_sends; i++) {
+        dest[i] = (int)tsync__location_holder(in->sends[i].receiver, t->n_locations, (uint32_t)size);
+        in->sends[i].order = off + i;
+    }
+    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
+        (rc = send_to(comm, in->sends, in->n_sends, sizeof(*in->sends), dest, &got, n_out,
+                      ctx)) == TSYNC_OK)
+        *out = got;
+    free(dest);
+    return rc;
+}
+
+/* The index in the whole trace of each of the n messages matched here (*ids): the
+ * serial matcher's, channel by channel in the order of their first sends, each
+ * channel's in posting order. `sends` (route_sends's, sorted by sender and event)
+ * name each message's channel. One gather of every process's channels. */
+static int message_ids(uint64_t *ids, const struct tsync_message *msgs, size_t n,
+                       const struct tsync_p2p_rec *sends, size_t n_sends, MPI_Comm comm,
+                       tsync_ctx *ctx)
+{
+    struct channel_run *runs = malloc((n ? n : 1) * sizeof(*runs)), *all = NULL;
+    const struct tsync_p2p_rec *prev = NULL;
+    size_t n_runs = 0, n_all = 0, bytes = 0, r = 0;
+    uint64_t base = 0;
+    void *got = NULL;
+    int rc = runs ? TSYNC_OK : tsync__oom(ctx);
+
+    /* The matcher writes a channel's messages together, channel after channel. */
+    for (size_t i = 0; rc == TSYNC_OK && i < n; i++) {
+        struct tsync_p2p_rec key = { .sender = msgs[i].send_loc, .idx = msgs[i].send_idx };
+        const struct tsync_p2p_rec *c = bsearch(&key, sends, n_sends, sizeof(*sends), by_sender);
+        if (!prev || c->comm != prev->comm || c->receiver != prev->receiver ||
+            c->sender != prev->sender || c->tag != prev->tag)
+            runs[n_runs++] = (struct channel_run){ c->order, 0 };
+        runs[n_runs - 1].n++;
+        prev = c;
+    }
+    /* Process 0 numbers every process's channels, in the order of their first sends;
+     * each channel's number is its first message's index. */
+    if (rc == TSYNC_OK &&
+        (rc = gather(comm, runs, n_runs * sizeof(*runs), &got, &bytes, ctx)) == TSYNC_OK &&
+        got) {
+        all = got;
+        n_all = bytes / sizeof(*all);
+        qsort(all, n_all, sizeof(*all), by_first);
+        for (size_t i = 0; i < n_all; i++) {
+            uint64_t k = all[i].n;
+            all[i].n = base;
+            base += k;
         }
     }
-    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK) {
-        MPI_Scatter(count, 1, MPI_INT, &mine, 1, MPI_INT, 0, comm);
-        n = (size_t)mine / sizeof(*got);
-        got = malloc(n ? (size_t)mine : 1);
-        msgs = malloc((n ? n : 1) * sizeof(*msgs));
-        ids = malloc((n ? n : 1) * sizeof(*ids));
-        if (!got || !msgs || !ids)
-            rc = tsync__oom(ctx);
-        if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK) {
-            MPI_Scatterv(all, count, displ, MPI_BYTE, got, mine, MPI_BYTE, 0, comm);
-            for (size_t i = 0; i < n; i++) {
-                msgs[i] = got[i].m;
-                ids[i] = got[i].id;
-            }
-            free(t->messages);
-            free(t->message_ids);
-            t->messages = msgs;
-            t->message_ids = ids;
-            t->n_messages = n;
-            msgs = NULL;
-            ids = NULL;
-        }
+    if (rc == TSYNC_OK)
+        rc = broadcast(comm, &got, &bytes, ctx);
+    all = got;
+    /* Both lists ascend by first send: the runs here find their bases in one pass. */
+    for (size_t i = 0, k = 0; rc == TSYNC_OK && i < n; k++) {
+        while (all[r].first != runs[k].first)
+            r++;
+        for (uint64_t j = 0; j < runs[k].n; j++, i++)
+            ids[i] = all[r].n + j;
     }
-    free(msgs);
-    free(ids);
-    free(count);
-    free(displ);
-    free(all);
+    free(runs);
     free(got);
     return rc;
 }
 
-/* Matches on process 0 what every process read; every process gets the result. */
-static int match(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm, tsync_ctx *ctx)
+/* Point-to-point messages matched on the processes of their receivers (each holds
+ * a channel's receives; the sends come to it), each message then also sent to the
+ * process of its send: t->messages are this process's, in the serial matcher's
+ * order, with their indices in its list (t->message_ids). */
+static int match_p2p(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm, tsync_ctx *ctx)
 {
-    int rank, rc = TSYNC_OK;
-    uint64_t unmatched[2] = { t->unmatched_sends, t->unmatched_recvs };
+    struct tsync_match_input here;
+    struct tsync_p2p_rec *sends = NULL;
+    struct part_msg *out = NULL, *all = NULL;
+    tsync_ctx *quiet = NULL;
+    uint64_t unmatched[3] = { 0 }, *ids = NULL;
+    int rank, size, *dest = NULL, rc;
+    size_t n_sends = 0, n_all = 0, n_own;
+    void *got = NULL;
+
     MPI_Comm_rank(comm, &rank);
-    /* Process order is location order: the records come as one process reads them. */
-    GATHER(in->sends, in->n_sends);
-    GATHER(in->recvs, in->n_recvs);
-    GATHER(in->colls, in->n_colls);
-    if (rc == TSYNC_OK) {
-        MPI_Allreduce(MPI_IN_PLACE, unmatched, 2, MPI_UINT64_T, MPI_SUM, comm);
-        t->unmatched_sends = unmatched[0];
-        t->unmatched_recvs = unmatched[1];
-    }
-    if (rank == 0 && rc == TSYNC_OK)
-        rc = tsync__trace_match(t, in, ctx);
-    tsync__match_input_free(in);
-    if ((rc = tsync__replay_agree(comm, rc, ctx)))
+    MPI_Comm_size(comm, &size);
+    memset(&here, 0, sizeof(here));
+    rc = route_sends(&sends, &n_sends, in, t, comm, ctx);
+    free(in->sends);
+    in->sends = NULL;
+    in->n_sends = 0;
+    if (rc)
         return rc;
-    if (rc == TSYNC_OK)
-        rc = scatter_messages(t, comm, ctx);
+    /* The matcher's records: the sends that came here, the receives of this
+     * process's locations. Its warnings would name this process's share only: the
+     * total is warned below. */
+    here.sends = sends;
+    here.n_sends = n_sends;
+    here.recvs = in->recvs;
+    here.n_recvs = in->n_recvs;
+    rc = tsync_ctx_new(&quiet) == TSYNC_OK ? TSYNC_OK : tsync__oom(ctx);
+    unmatched[0] = t->unmatched_sends;
+    unmatched[1] = t->unmatched_recvs;
+    t->unmatched_sends = t->unmatched_recvs = 0;
+    if (rc == TSYNC_OK && tsync__match_p2p(t, &here, quiet))
+        rc = tsync__oom(ctx);
+    unmatched[2] = t->unmatched_sends + t->unmatched_recvs;
+    unmatched[0] += t->unmatched_sends;
+    unmatched[1] += t->unmatched_recvs;
+    tsync_ctx_free(quiet);
+    if (rc == TSYNC_OK && !(ids = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*ids))))
+        rc = tsync__oom(ctx);
+    qsort(sends, n_sends, sizeof(*sends), by_sender);
+    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK)
+        rc = message_ids(ids, t->messages, t->n_messages, sends, n_sends, comm, ctx);
+    free(sends);
+
+    /* Every message matched here has its receive here; those whose send is
+     * elsewhere go there too. */
+    n_own = t->n_messages;
+    dest = malloc((n_own ? n_own : 1) * sizeof(*dest));
+    out = malloc((n_own ? n_own : 1) * sizeof(*out));
+    if (rc == TSYNC_OK && (!dest || !out))
+        rc = tsync__oom(ctx);
+    for (size_t i = 0; rc == TSYNC_OK && i < n_own; i++) {
+        int h = (int)tsync__location_holder(t->messages[i].send_loc, t->n_locations, (uint32_t)size);
+        dest[i] = h != rank ? h : -1;
+        out[i] = (struct part_msg){ t->messages[i], ids[i] };
+    }
+    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
+        (rc = send_to(comm, out, n_own, sizeof(*out), dest, &got, &n_all, ctx)) == TSYNC_OK) {
+        size_t n_got = n_all;
+        struct tsync_message *msgs;
+        n_all = n_own + n_got;
+        all = realloc(got, (n_all ? n_all : 1) * sizeof(*all));
+        msgs = all ? realloc(t->messages, (n_all ? n_all : 1) * sizeof(*msgs)) : NULL;
+        uint64_t *more = msgs ? realloc(ids, (n_all ? n_all : 1) * sizeof(*ids)) : NULL;
+        if (!all)
+            free(got);
+        if (msgs)
+            t->messages = msgs;
+        if (more)
+            ids = more;
+        if (!more)
+            rc = tsync__oom(ctx);
+        for (size_t i = 0; rc == TSYNC_OK && i < n_own; i++)
+            all[n_got + i] = (struct part_msg){ t->messages[i], ids[i] };
+        if (rc == TSYNC_OK)
+            qsort(all, n_all, sizeof(*all), by_id);
+        for (size_t i = 0; rc == TSYNC_OK && i < n_all; i++) {
+            t->messages[i] = all[i].m;
+            ids[i] = all[i].id;
+        }
+        if (rc == TSYNC_OK) {
+            free(t->message_ids);
+            t->message_ids = ids;
+            t->n_messages = n_all;
+            ids = NULL;
+        }
+    }
+    rc = tsync__replay_agree(comm, rc, ctx);
+    free(all);
+    free(out);
+    free(dest);
+    free(ids);
     /* The indices of session messages are the estimate's, which reads the whole
      * trace elsewhere (run.c), not this part. */
     free(t->session_messages);
     t->session_messages = NULL;
     t->n_session_messages = 0;
+    if (rc)
+        return rc;
+    MPI_Allreduce(MPI_IN_PLACE, unmatched, 3, MPI_UINT64_T, MPI_SUM, comm);
+    t->unmatched_sends = unmatched[0];
+    t->unmatched_recvs = unmatched[1];
+    if (unmatched[2])
+        tsync__warn(ctx, "%s: %llu send%s and %llu receive%s are unmatched", t->path,
+                    (unsigned long long)t->unmatched_sends, tsync__plural(t->unmatched_sends, "s"),
+                    (unsigned long long)t->unmatched_recvs, tsync__plural(t->unmatched_recvs, "s"));
+    return TSYNC_OK;
+}
+
+/* An instance gathered to process 0, and its place there. */
+struct placed { uint32_t comm; size_t at; };
+
+static int by_comm(const void *pa, const void *pb)
+{
+    const struct placed *a = pa, *b = pb;
+    if (a->comm != b->comm)
+        return a->comm < b->comm ? -1 : 1;
+    return a->at < b->at ? -1 : a->at > b->at;
+}
+
+/* Process 0's instances (gathered from every process, each process's members
+ * after the previous one's) put in the serial matcher's order: by communicator,
+ * each communicator's in call order, with their members. */
+static int serial_order(tsync_trace *t, tsync_ctx *ctx)
+{
+    size_t n = t->n_collectives, m = 0;
+    struct placed *p = malloc((n ? n : 1) * sizeof(*p));
+    struct tsync_collective *co = malloc((n ? n : 1) * sizeof(*co));
+    struct tsync_coll_member *mb = malloc((t->n_members ? t->n_members : 1) * sizeof(*mb));
+    if (!p || !co || !mb) {
+        free(p);
+        free(co);
+        free(mb);
+        return tsync__oom(ctx);
+    }
+    for (size_t q = 0; q < n; q++) {
+        t->collectives[q].first_member = m;
+        m += t->collectives[q].n_members;
+        p[q] = (struct placed){ t->collectives[q].comm, q };
+    }
+    qsort(p, n, sizeof(*p), by_comm);
+    m = 0;
+    for (size_t q = 0; q < n; q++) {
+        const struct tsync_collective *c = &t->collectives[p[q].at];
+        memcpy(&mb[m], &t->members[c->first_member], c->n_members * sizeof(*mb));
+        co[q] = *c;
+        co[q].first_member = m;
+        m += c->n_members;
+    }
+    free(p);
+    free(t->collectives);
+    free(t->members);
+    t->collectives = co;
+    t->members = mb;
+    return TSYNC_OK;
+}
+
+/* Collective records matched on the process of their communicator (its index
+ * modulo the processes) by the serial matcher, the instances gathered to process
+ * 0 and put in the serial order there, then sent to every process. Point-to-point
+ * records are matched on the receivers' processes. Warnings about collective
+ * calls come from process 0's communicators only. */
+static int match(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm, tsync_ctx *ctx)
+{
+    int rank, size, *dest, rc;
+    void *got = NULL;
+    size_t n_got = 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if ((rc = match_p2p(t, in, comm, ctx)))
+        return rc;
+    free(in->recvs);
+    in->recvs = NULL;
+    in->n_recvs = 0;
+    dest = malloc((in->n_colls ? in->n_colls : 1) * sizeof(*dest));
+    rc = dest ? TSYNC_OK : tsync__oom(ctx);
+    for (size_t i = 0; rc == TSYNC_OK && i < in->n_colls; i++)
+        dest[i] = (int)(in->colls[i].comm % (uint32_t)size);
+    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
+        (rc = send_to(comm, in->colls, in->n_colls, sizeof(*in->colls), dest, &got, &n_got,
+                      ctx)) == TSYNC_OK) {
+        free(in->colls);
+        in->colls = got;
+        in->n_colls = in->cap_colls = n_got;
+        rc = tsync__match_collectives(t, in, ctx);
+    }
+    free(dest);
+    tsync__match_input_free(in);
+    if ((rc = tsync__replay_agree(comm, rc, ctx)))
+        return rc;
+    GATHER(t->collectives, t->n_collectives);
+    GATHER(t->members, t->n_members);
+    if (rank == 0 && rc == TSYNC_OK)
+        rc = serial_order(t, ctx);
+    if ((rc = tsync__replay_agree(comm, rc, ctx)))
+        return rc;
     BROADCAST(t->collectives, t->n_collectives);
     BROADCAST(t->members, t->n_members);
-    if (rc == TSYNC_OK) {
-        unmatched[0] = t->unmatched_sends;
-        unmatched[1] = t->unmatched_recvs;
-        MPI_Bcast(unmatched, 2, MPI_UINT64_T, 0, comm);
-        t->unmatched_sends = unmatched[0];
-        t->unmatched_recvs = unmatched[1];
-    }
     return rc;
 }
 

@@ -39,8 +39,9 @@ void tsync__replay_transport(struct tsync__clc_transport *tr, struct tsync__repl
 
 /* distribute.c: this process's part of the OTF2 trace at `path` (t->held): every
  * definition and location's event count, the events of its own locations, and
- * every message and collective instance (matched on process 0 from the records
- * every process read, then sent to all). 0 or a negative TSYNC_E* code. */
+ * the messages of its own locations (matched on the processes of their receivers)
+ * and every collective instance (matched on the processes of their communicators,
+ * then sent to all). 0 or a negative TSYNC_E* code. */
 int tsync__replay_open(tsync_trace **out, const char *path, MPI_Comm comm, tsync_ctx *ctx);
 
 /* write.c: the corrected archive into OUTDIR: every process its own locations,
