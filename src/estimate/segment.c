@@ -218,6 +218,17 @@ static long double wander_margin(const struct tsync__piece *p, tsync_time x, dou
     return (long double)w * (len * len / 8 + 5 * len * t / 8 + t * t / 2);
 }
 
+/* y (absolute ticks) held inside piece p's range at x widened by m. */
+static long double held_in_range(const struct tsync__piece *p, tsync_time x, long double y,
+                                 long double m)
+{
+    long double lo, hi;
+    p->range(p, x, &lo, &hi);
+    y -= (long double)p->y0;
+    y = y < lo - m ? lo - m : y > hi + m ? hi + m : y;
+    return y + (long double)p->y0;
+}
+
 /* The largest bound the pieces [k0, k1] allow for `value` (absolute ticks) at x. */
 static double joint_bound(const struct tsync__pair_fit *fit, size_t k0, size_t k1, tsync_time x,
                           long double value)
@@ -518,10 +529,10 @@ static long double window_value(const struct tsync__pair_fit *fit, const struct 
     const struct tsync__window *w = fit->windows.v + ws[k].first;
     const struct tsync__piece *p = &fit->pieces.v[k];
     size_t n = ws[k].n, lo = 0, hi = n - 1;
-    long double y, rlo, rhi, m;
+    long double y;
     if (x <= w[0].x || x >= w[n - 1].x) {
-        /* Along the slope the window was detrended by (a loose piece's own slope
-         * can be far off). */
+        /* Along the curve's slope at its end window (a loose piece's own slope can
+         * be far off). */
         const struct tsync__window *e = x <= w[0].x ? &w[0] : &w[n - 1];
         y = e->y + e->a * (long double)(x - e->x);
     } else {
@@ -535,11 +546,7 @@ static long double window_value(const struct tsync__pair_fit *fit, const struct 
         y = w[lo].y + (w[hi].y - w[lo].y) * (long double)(x - w[lo].x) /
                           (long double)(w[hi].x - w[lo].x);
     }
-    p->range(p, x, &rlo, &rhi);
-    m = wander_margin(p, x, fit->wander);
-    y -= (long double)p->y0;
-    y = y < rlo - m ? rlo - m : y > rhi + m ? rhi + m : y;
-    return y + (long double)p->y0;
+    return held_in_range(p, x, y, wander_margin(p, x, fit->wander));
 }
 
 /* What the joined estimate reads from. */
@@ -554,17 +561,11 @@ static long double bent_value(const struct join *j, size_t k, long double x)
 {
     const struct tsync__piece *v = j->fit->pieces.v;
     size_t np = j->fit->pieces.n;
-    long double y, lo, hi;
+    long double y;
     if (!j->bd[k].borrow)
         return bend_eval(j->bd, v, np, k, x);
     y = borrowed(j->bd, v, np, k, x, j->fit->wander);
-    if (j->bd[k].borrow == 2) {       /* held inside the piece's range */
-        v[k].range(&v[k], (tsync_time)llroundl(x), &lo, &hi);
-        y -= (long double)v[k].y0;
-        y = y < lo ? lo : y > hi ? hi : y;
-        y += (long double)v[k].y0;
-    }
-    return y;
+    return j->bd[k].borrow == 2 ? held_in_range(&v[k], (tsync_time)llroundl(x), y, 0) : y;
 }
 
 /* The joined estimate at x, inside or next to piece k: among a piece's samples the

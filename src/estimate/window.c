@@ -77,10 +77,35 @@ static int close_window(struct tsync__windows *w, const struct acc *a, size_t *c
     return TSYNC_PUSH(w->v, w->n, *cap, win) ? TSYNC_ENOMEM : 0;
 }
 
-static int width_cmp(const void *pa, const void *pb)
+static int ld_cmp(const void *pa, const void *pb)
 {
     long double a = *(const long double *)pa, b = *(const long double *)pb;
     return a < b ? -1 : a > b;
+}
+
+/* The median of n values (n > 0) that value(w, i) gives; 0 or TSYNC_ENOMEM. */
+static int median(const struct tsync__windows *w, size_t n,
+                  long double (*value)(const struct tsync__windows *, size_t), long double *out)
+{
+    long double *v = malloc(n * sizeof(*v));
+    if (!v)
+        return TSYNC_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        v[i] = value(w, i);
+    qsort(v, n, sizeof(*v), ld_cmp);
+    *out = v[n / 2];
+    free(v);
+    return 0;
+}
+
+static long double gap_after(const struct tsync__windows *w, size_t i)
+{
+    return (long double)(w->v[i + 1].x - w->v[i].x);
+}
+
+static long double width_of(const struct tsync__windows *w, size_t i)
+{
+    return w->v[i].width;
 }
 
 /* Gives up a pair's windows when the typical gap between them is longer than
@@ -89,36 +114,30 @@ static int width_cmp(const void *pa, const void *pb)
  * rank over half an hour), and the hull's pieces do better. */
 static int drop_sparse(struct tsync__windows *w)
 {
-    long double *gap;
+    long double gap;
     if (w->n < 2)
         return 0;
-    if (!(gap = malloc((w->n - 1) * sizeof(*gap))))
+    if (median(w, w->n - 1, gap_after, &gap))
         return TSYNC_ENOMEM;
-    for (size_t i = 1; i < w->n; i++)
-        gap[i - 1] = (long double)(w->v[i].x - w->v[i - 1].x);
-    qsort(gap, w->n - 1, sizeof(*gap), width_cmp);
-    if (gap[(w->n - 1) / 2] > SPARSE * (long double)w->max_width)
+    if (gap > SPARSE * (long double)w->max_width)
         w->n = 0;
-    free(gap);
     return 0;
 }
 
 /* Leaves out the windows whose band is wider than WIDE times the median. */
 static int drop_wide(struct tsync__windows *w)
 {
-    long double *width = malloc((w->n ? w->n : 1) * sizeof(*width)), limit;
+    long double limit;
     size_t kept = 0;
-    if (!width)
+    if (!w->n)
+        return 0;
+    if (median(w, w->n, width_of, &limit))
         return TSYNC_ENOMEM;
-    for (size_t i = 0; i < w->n; i++)
-        width[i] = w->v[i].width;
-    qsort(width, w->n, sizeof(*width), width_cmp);
-    limit = w->n ? WIDE * width[w->n / 2] : 0;
+    limit *= WIDE;
     for (size_t i = 0; i < w->n; i++)
         if (w->v[i].width <= limit)
             w->v[kept++] = w->v[i];
     w->n = kept;
-    free(width);
     return 0;
 }
 
