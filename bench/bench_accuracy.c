@@ -57,6 +57,7 @@
 #include <time.h>
 
 #include "bench_util.h"
+#include "lttv_hull.h"
 #include "trace/trace.h"
 #include "tracesync/check.h"
 #include "tracesync/clc.h"
@@ -637,6 +638,57 @@ static struct stats baseline(struct setup *su, const char *id, tsync_ctx *ctx, d
     return s;
 }
 
+/* LTTV's hull on a trace of two locations (lttv_hull.c): the second location's times
+ * through its factors onto the first's clock, measured as the baseline is. Prints
+ * nothing for other traces; the line says which of LTTV's approximations it was. */
+static void lttv_reference(struct setup *su, const char *id, double ns_per_tick)
+{
+    const tsync_trace *tr = su->trace;
+    struct tsync__pt *dir[2];
+    size_t n[2] = { 0, 0 };
+    const tsync_time **times;
+    tsync_time *second;
+    long double drift, offset;
+    enum lttv_kind kind;
+    struct axis ax;
+    struct stats s;
+    if (tsync_trace_location_count(tr) != 2 || !tr->n_messages)
+        return;
+    dir[0] = xcalloc(tr->n_messages, sizeof(**dir));
+    dir[1] = xcalloc(tr->n_messages, sizeof(**dir));
+    for (size_t k = 0; k < tr->n_messages; k++) {
+        const struct tsync_message *m = &tr->messages[k];
+        tsync_time ts = loc_times(tr, m->send_loc)[m->send_idx];
+        tsync_time tv = loc_times(tr, m->recv_loc)[m->recv_idx];
+        int back = m->send_loc == 1;
+        dir[back][n[back]++] = back ? (struct tsync__pt){ tv, ts } : (struct tsync__pt){ ts, tv };
+    }
+    kind = lttv_hull_factors(dir[0], n[0], dir[1], n[1], &drift, &offset);
+    free(dir[0]);
+    free(dir[1]);
+    if (kind == LTTV_INCOMPLETE) {
+        printf("class=%s estimator=lttv-hull stage=reference kind=%s\n", id, lttv_kind_name(kind));
+        return;
+    }
+    times = xcalloc(2, sizeof(*times));
+    second = xcalloc(loc_events(tr, 1), sizeof(*second));
+    for (uint64_t j = 0; j < loc_events(tr, 1); j++)
+        second[j] = (tsync_time)llroundl(((long double)loc_times(tr, 1)[j] - offset) / drift);
+    times[0] = loc_times(tr, 0);
+    times[1] = second;
+    su->counted[0] = su->counted[1] = 1;
+    su->left_out = 0;
+    axis_build(&ax, su, tr, times, NULL, 0, 0, 0);
+    measure(&s, su, &ax, tr, times, NULL, NULL);
+    print_stats(id, "lttv-hull", "reference", &s, ns_per_tick);
+    printf(" kind=%s drift_ppm=%.3Lf\n", lttv_kind_name(kind), (drift - 1) * 1e6L);
+    fflush(stdout);
+    axis_free(&ax);
+    free(s.abs);
+    free(second);
+    free(times);
+}
+
 /* Simulates class c into simdir: the trace's and the truth's paths, what the run made. */
 static void simulate(const struct trace_class *c, int test, tsync_sim_opts *so, const char *simdir,
                      char *anchor, char *truth_path, tsync_sim_result *sr, tsync_ctx *ctx)
@@ -742,6 +794,7 @@ static void run_class(const char *dir, const struct trace_class *c, int test, ts
     out->has_offsets = trace->n_offsets > 0;
     bs = baseline(&su, c->id, ctx, ns_per_tick);
     out->baseline_ns = bs.max * ns_per_tick;
+    lttv_reference(&su, c->id, ns_per_tick);
 
     for (size_t k = 0; k < (test ? 1 : N_CONFIGS); k++) {
         const struct config *cf = &configs[k];
