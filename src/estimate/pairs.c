@@ -170,11 +170,15 @@ int tsync__est_fit_edges(struct tsync__run *r)
         int rc;
         if ((rc = fit_with_cuts(r, i, &pair->s, &pair->fit, 1)))
             return rc;
-        e->kind = TSYNC_BOUND_BOUNDED;
+        /* One-sided pieces among two-sided ones (a last message that crossed the
+         * hulls) take their bound from their neighbours (tsync__pwl_open_bounds): the
+         * pair is a fallback only where every piece sees one direction. */
+        e->kind = TSYNC_BOUND_FALLBACK;
         for (size_t k = 0; k < pair->fit.pieces.n; k++) {
             const struct tsync__piece *pc = &pair->fit.pieces.v[k];
             if (pc->kind != TSYNC_BOUND_BOUNDED)
-                e->kind = TSYNC_BOUND_FALLBACK;
+                continue;
+            e->kind = TSYNC_BOUND_BOUNDED;
             if (pc->error > worst)
                 worst = pc->error;
         }

@@ -82,9 +82,12 @@ int tsync__est_build_tree(struct tsync__run *r, const uint32_t *comp_ref)
         if ((rc = tsync__est_up_fit(r, d, r->parent_edge[d], &r->up[d])))
             goto out;
     }
+    /* A path over a pair whose pieces all see one direction has no two-sided bound;
+     * one over a pair weighed infinite for a one-sided piece among two-sided ones
+     * gets its bound from their neighbours (tsync__est_up_pwl), if they give one. */
     for (uint32_t d = 0; d < nd; d++)
         for (uint32_t v = d; r->parent[v] != TSYNC__NONE; v = r->parent[v])
-            if (!isfinite(r->g.e[r->parent_edge[v]].weight))
+            if (r->g.e[r->parent_edge[v]].kind == TSYNC_BOUND_FALLBACK)
                 r->fallback[d] = 1;
 out:
     free(dist);

@@ -266,8 +266,9 @@ static double fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long
 
 /* ---- bounds of the maps --------------------------------------------------------------- */
 
-/* Over f's segment k inside a piece whose slope the data leave open: the range of
- * the nearest piece whose data fix theirs, extrapolated with the wander margin,
+/* Over f's segment k where a piece whose slope the data leave open holds (at
+ * either end or in the middle), or where a one-sided piece left no bound: the range
+ * of the nearest piece whose data fix theirs, extrapolated with the wander margin,
  * which holds there too (convex in x: its larger end covers the segment). */
 static long double open_segment_bound(void *ctx, const struct tsync__pwl *f, size_t k)
 {
@@ -276,7 +277,10 @@ static long double open_segment_bound(void *ctx, const struct tsync__pwl *f, siz
     tsync_time mid = f->x[k] + (f->x[k + 1] - f->x[k]) / 2;
     size_t h, j = SIZE_MAX;
     long double b = 0;
-    if (!fit->pieces.n || !v[h = piece_holding(fit, mid)].open)
+    if (!fit->pieces.n)
+        return INFINITY;
+    h = piece_holding(fit, mid);
+    if (!v[h].open && isfinite(f->bound[k]) && isfinite(f->bound[k + 1]))
         return INFINITY;
     for (size_t i = 0; i < fit->pieces.n; i++)
         if (!v[i].open && v[i].kind == TSYNC_BOUND_BOUNDED &&
