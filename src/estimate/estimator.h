@@ -197,6 +197,8 @@ struct tsync__windows {
     size_t n;
     struct tsync__window *v;
     int64_t max_width;        /* longest window, ticks of x */
+    int local;                /* local minimax lines (local_lines.c): the curve of the
+                               * whole pair, across its pieces */
 };
 
 /* The one-way constraints kept as a point-by-point bound (envelope.c): a subset
@@ -236,6 +238,19 @@ void tsync__pair_fit_free(struct tsync__pair_fit *fit);
 int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samples *s,
                          const struct tsync__pieces *ps, int64_t width);
 void tsync__windows_free(struct tsync__windows *w);
+
+/* The curve of windows w[0, n) (n > 0) at x: joined linearly between their centres,
+ * along the slope of the end window beyond them (a loose piece's own slope can be
+ * far off). Absolute ticks of y. */
+long double tsync__curve_at(const struct tsync__window *w, size_t n, tsync_time x);
+
+/* The local minimax lines of a pair's one-way samples (each kind sorted by x), for a
+ * pair without windows: at up to 4096 samples, the value and slope of the line that
+ * violates the constraints of the nearest samples least (K each way, K chosen by
+ * cross-validation), as windows marked local; none without samples both ways or
+ * where most messages of one direction wait. 0 or TSYNC_ENOMEM (w empty). */
+int tsync__local_lines(struct tsync__windows *w, const struct tsync__pair_samples *s,
+                       const struct tsync__est_params *p);
 
 /* The envelope of a pair's one-way samples (each kind sorted by x) for the pieces
  * ps fitted to them. 0 or TSYNC_ENOMEM (env empty). */

@@ -182,10 +182,16 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
     if ((rc = close_piece(fit, est, &state)))
         goto fail;
     /* A guaranteed estimator's pieces (the hull's) follow the windowed minima where the
-     * clocks bend. */
-    if (est->guaranteed && params->window > 0 &&
-        (rc = tsync__windows_build(&fit->windows, s, &fit->pieces, params->window)))
-        goto fail;
+     * clocks bend; a pair too sparse for windows follows its local minimax lines. */
+    if (est->guaranteed && params->window > 0) {
+        if ((rc = tsync__windows_build(&fit->windows, s, &fit->pieces, params->window)))
+            goto fail;
+        if (!fit->windows.n) {
+            tsync__windows_free(&fit->windows);   /* windows left out may hold room */
+            if ((rc = tsync__local_lines(&fit->windows, s, params)))
+                goto fail;
+        }
+    }
     /* The constraints bound every point directly where they bracket it; not where
      * some contradicted a piece (a latency or a clock the assumptions miss). */
     fit->guaranteed = est->guaranteed;
@@ -523,34 +529,39 @@ static void wspans_init(struct wspan *ws, const struct tsync__pair_fit *fit)
     }
 }
 
-/* The windows' curve at x, joined linearly between their centres and along the
- * piece's slope beyond them, held inside the piece's range widened by the wander
+long double tsync__curve_at(const struct tsync__window *w, size_t n, tsync_time x)
+{
+    size_t lo = 0, hi = n - 1;
+    if (x <= w[0].x || x >= w[n - 1].x) {
+        const struct tsync__window *e = x <= w[0].x ? &w[0] : &w[n - 1];
+        return e->y + e->a * (long double)(x - e->x);
+    }
+    while (lo + 1 < hi) {           /* w[lo].x <= x < w[hi].x */
+        size_t mid = lo + (hi - lo) / 2;
+        if (w[mid].x <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return w[lo].y + (w[hi].y - w[lo].y) * (long double)(x - w[lo].x) /
+                         (long double)(w[hi].x - w[lo].x);
+}
+
+/* A curve's value y at x held inside the range of piece p widened by the wander
  * margin: the band the bound promises, which a bending clock may fill (the range
  * of lines alone is narrower than the hulls' band around a curve). */
+static long double held_curve(const struct tsync__pair_fit *fit, const struct tsync__piece *p,
+                              tsync_time x, long double y)
+{
+    return held_in_range(p, x, y, wander_margin(p, x, fit->wander));
+}
+
+/* The windows' curve at x inside piece k's windows, held inside its range. */
 static long double window_value(const struct tsync__pair_fit *fit, const struct wspan *ws,
                                 size_t k, tsync_time x)
 {
-    const struct tsync__window *w = fit->windows.v + ws[k].first;
-    const struct tsync__piece *p = &fit->pieces.v[k];
-    size_t n = ws[k].n, lo = 0, hi = n - 1;
-    long double y;
-    if (x <= w[0].x || x >= w[n - 1].x) {
-        /* Along the curve's slope at its end window (a loose piece's own slope can
-         * be far off). */
-        const struct tsync__window *e = x <= w[0].x ? &w[0] : &w[n - 1];
-        y = e->y + e->a * (long double)(x - e->x);
-    } else {
-        while (lo + 1 < hi) {           /* w[lo].x <= x < w[hi].x */
-            size_t mid = lo + (hi - lo) / 2;
-            if (w[mid].x <= x)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        y = w[lo].y + (w[hi].y - w[lo].y) * (long double)(x - w[lo].x) /
-                          (long double)(w[hi].x - w[lo].x);
-    }
-    return held_in_range(p, x, y, wander_margin(p, x, fit->wander));
+    return held_curve(fit, &fit->pieces.v[k], x,
+                      tsync__curve_at(fit->windows.v + ws[k].first, ws[k].n, x));
 }
 
 /* What the joined estimate reads from. */
@@ -586,6 +597,53 @@ static long double piece_value(const struct join *j, size_t k, long double x)
     edge = x < (long double)p->x_first ? p->x_first : p->x_last;
     return bent_value(j, k, x) + window_value(j->fit, j->ws, k, edge) -
            bent_value(j, k, (long double)edge);
+}
+
+static int time_cmp(const void *a, const void *b)
+{
+    tsync_time x = *(const tsync_time *)a, y = *(const tsync_time *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A sparse pair's local lines (local_lines.c) joined over the whole pair, from
+ * min(from, first sample) to max(to, last sample): the curve at its own points, the
+ * pieces' ends and BEND_STEPS points across each gap between pieces, held inside
+ * the range of the piece nearest in time; the bound of a point among a piece's
+ * samples is that piece's, in a gap the larger of its two neighbours'. */
+static int join_local(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
+                      tsync_time to)
+{
+    const struct tsync__window *w = fit->windows.v;
+    const struct tsync__piece *v = fit->pieces.v;
+    size_t nw = fit->windows.n, np = fit->pieces.n, nx = 0, k = 0;
+    tsync_time *xs = malloc((nw + (BEND_STEPS + 1) * np + 2) * sizeof(*xs));
+    if (!xs || tsync__pwl_alloc(out, nw + (BEND_STEPS + 1) * np + 2)) {
+        free(xs);
+        return TSYNC_ENOMEM;
+    }
+    for (size_t i = 0; i < nw; i++)
+        xs[nx++] = w[i].x;
+    for (size_t j = 0; j < np; j++) {
+        xs[nx++] = v[j].x_first;
+        for (int i = 1; j + 1 < np && i < BEND_STEPS; i++)
+            xs[nx++] = v[j].x_last + part_of(v[j + 1].x_first - v[j].x_last, i, BEND_STEPS);
+        xs[nx++] = v[j].x_last;
+    }
+    xs[nx++] = from < v[0].x_first ? from : v[0].x_first;
+    xs[nx++] = to > v[np - 1].x_last ? to : v[np - 1].x_last;
+    qsort(xs, nx, sizeof(*xs), time_cmp);
+    for (size_t i = 0; i < nx; i++) {
+        tsync_time x = xs[i];
+        size_t k1;
+        while (k + 1 < np && v[k + 1].x_first <= x)
+            k++;
+        /* Among piece k's samples (or before the first), else in the gap after it. */
+        k1 = x > v[k].x_last && k + 1 < np ? k + 1 : k;
+        add_point(out, fit, k, k1, x,
+                  held_curve(fit, &v[piece_holding(fit, x)], x, tsync__curve_at(w, nw, x)));
+    }
+    free(xs);
+    return 0;
 }
 
 /* Every piece joined, from min(from, first sample) to max(to, last sample). */
@@ -668,7 +726,7 @@ int tsync__pwl_from_fit(struct tsync__pwl *out, const struct tsync__pair_fit *fi
     memset(out, 0, sizeof(*out));
     if (fit->pieces.n == 0)
         return 0;
-    if (join_all(&all, fit, from, to))
+    if (fit->windows.local ? join_local(&all, fit, from, to) : join_all(&all, fit, from, to))
         return TSYNC_ENOMEM;
     if (tsync__pwl_alloc(out, all.n + 2)) {
         tsync__pwl_free(&all);

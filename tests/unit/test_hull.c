@@ -19,6 +19,7 @@
 #include "graph/graph.h"
 
 #include "est_fixture.h"
+#include "pwl_check.h"
 
 /* Parameters for hand-made planes: origin 0, slopes open wide. */
 static struct tsync__est_params params(double max_drift, int segment, int64_t min_segment)
@@ -600,24 +601,6 @@ static size_t messages(struct tsync__pt *up, struct tsync__pt *dn, tsync_time st
 static long double linear_truth(long double x)
 {
     return 5000000 + x * (1 + 3e-6L);
-}
-
-/* Every true value within the joined function's bound at x in [from, to]; the
- * function monotone. Returns the largest |error|. */
-static long double check_inside(const struct tsync__pwl *w, long double (*truth)(long double),
-                                tsync_time from, tsync_time to, tsync_time step)
-{
-    long double worst = 0;
-    for (size_t i = 1; i < w->n; i++)
-        assert_true(w->y[i] >= w->y[i - 1]);
-    for (tsync_time x = from; x <= to; x += step) {
-        long double err = fabsl(tsync__pwl_eval(w, (long double)x) - truth((long double)x));
-        if (!(err <= tsync__pwl_bound(w, (long double)x)))
-            fail_msg("at %lld: error %.0Lf outside the bound %.0f", (long long)x, err,
-                     tsync__pwl_bound(w, (long double)x));
-        worst = err > worst ? err : worst;
-    }
-    return worst;
 }
 
 /* Ten minutes beyond the messages, the bound has grown by max_wander t^2 / 2. */

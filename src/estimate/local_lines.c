@@ -1,0 +1,426 @@
+/* local_lines.c - local minimax lines: the offset of a pair too sparse for windowed
+ * minima, followed by the line that violates the one-way constraints of its K
+ * nearest messages each way least, K chosen by cross-validation.
+ *
+ * Windowed minimum delays (window.c) need 16 messages each way within seconds. A
+ * pair that exchanges a message a minute, or in bursts minutes apart, has none, and
+ * its hull pieces are a few messages each: one-sided, or with their slope open,
+ * their lines and the curves bent between them were milliseconds off where the
+ * clocks wander (200 messages over an hour: 0.09 to 2.8 ms). Here, at every sample
+ * (or every n / LINES_MAX-th), the K ABOVE and K BELOW samples nearest in time give
+ * the line that passes them with the largest margin, or violates them least where
+ * none passes all (Chebyshev's line: the narrowest vertical strip between the lower
+ * hull of the ABOVE points and the upper hull of the BELOW ones); its value there is
+ * the middle of that strip. With the delays' minimum the same both ways, the middle
+ * is the clock's offset give or take the fastest message's excess of each direction;
+ * the line's length is what bends it off the clock. Where the K nearest lie all on
+ * one side of the others in time, the slope is open; K doubles until it is not.
+ *
+ * K. Short lines follow the clock's bends, long ones average the delays' excess away;
+ * the data say which serves better. A sample left out of its own line leaves a slack
+ * (its constraint's distance from the line): its delay's excess over the minimum,
+ * plus the line's error with one sign or the other. The excess does not depend on K,
+ * so the K whose left-out slacks vary least, over both directions, errs least
+ * (leave-one-out cross-validation, on up to CV_MAX samples each way); of the K whose
+ * scores lie within half a standard error of the least, the longest: where the clock
+ * is straight, every K from a few on scores alike, and the longest averages most.
+ * Over 12 seeds of pairs with 200 and 1000 messages in an hour, the largest error fell
+ * from 0.04-3.5 ms to 3.1-103 us, below LTTV's hull on the same messages in all 24.
+ *
+ * Where the lines do not serve: a line whose strip would turn past max_drift says
+ * nothing of the slope (a handful of collectives at almost one time) and is left
+ * out, one whose strip is too wide for its length gives its value but not its slope
+ * (LOOSE_SLOPE); and where most messages of one direction wait (late receives,
+ * collectives: against a rough curve of K = WAITS_K, the median slack more than
+ * WAITS times that of the prompt quarter), the fastest of a few is not near the
+ * minimum delay: the pair keeps its pieces, whose hulls find the prompt few among
+ * hundreds.
+ *
+ * The curve is a set of windows (estimator.h) marked `local`: segment.c holds it
+ * inside the pieces' ranges widened by the wander margin, so it never leaves the
+ * band the bounds promise, and takes the bounds from the pieces.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimate/estimator.h"
+#include "util/vec.h"
+
+#define LINES_MAX 4096   /* points of the curve at most */
+#define CV_MAX 128       /* samples left out each way, at most */
+#define BISECTIONS 48    /* of the slope interval: 2 max_drift / 2^48, 1e-17 */
+#define K_FIRST 4        /* the shortest line: 4 samples each way, */
+#define K_GROWTH 3 / 2   /* ... then half as many again, up to every sample */
+#define K_MAX 1024       /* ... or this many: a line costs its length */
+/* A line's slope counts where its strip, spread over the line's length, is at most
+ * this (the hull's BEND_SLOPE): beyond the samples the curve goes on along it.
+ * Else the line's value stands but not its slope, and beyond the samples the curve
+ * takes no drift the data do not fix (a line through a busy second's few messages,
+ * 200 ppm off, would be 100 us off after a sleep of half a second). */
+#define LOOSE_SLOPE 5e-7L
+
+/* One set of samples, sorted by x, and the one left out (SIZE_MAX: none). */
+struct side {
+    const struct tsync__pt *v;
+    size_t n, skip;
+};
+
+/* What a line is fitted over: the samples [lo, hi) of each side. */
+struct span {
+    size_t lo[2], hi[2];
+};
+
+/* A sample relative to the line's point: x - x0, and the offset y - x - ref. */
+struct rel {
+    long double x, d;
+};
+
+/* The hulls a line is fitted to, room for them kept between the lines. */
+struct hulls {
+    struct rel *v[2];
+    size_t n[2], cap[2];
+};
+
+/* The first index whose x is >= x. */
+static size_t lower_index(const struct side *s, tsync_time x)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->v[mid].x < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The k samples of s nearest x0 (the one left out does not count), as the index
+ * range [*lo, *hi); all of them when s has fewer. */
+static void nearest(const struct side *s, tsync_time x0, size_t k, size_t *lo, size_t *hi)
+{
+    size_t r = lower_index(s, x0), l = r, got = 0;
+    while (got < k && (l > 0 || r < s->n)) {
+        size_t i;
+        if (r < s->n && (l == 0 || s->v[r].x - x0 <= x0 - s->v[l - 1].x))
+            i = r++;
+        else
+            i = --l;
+        got += i != s->skip;
+    }
+    *lo = l;
+    *hi = r;
+}
+
+/* Whether the samples of the span fix the slope both ways: an ABOVE sample before a
+ * BELOW one, and a BELOW one before an ABOVE one. */
+static int slope_fixed(const struct side *s, const struct span *sp)
+{
+    const struct tsync__pt *a = s[0].v, *b = s[1].v;
+    if (sp->lo[0] == sp->hi[0] || sp->lo[1] == sp->hi[1])
+        return 0;
+    return a[sp->lo[0]].x < b[sp->hi[1] - 1].x && b[sp->lo[1]].x < a[sp->hi[0] - 1].x;
+}
+
+/* The k samples of each side nearest x0, grown until they fix the slope; 0 when
+ * even all of them do not. */
+static int span_at(const struct side *s, tsync_time x0, size_t k, struct span *sp)
+{
+    for (;;) {
+        int all = 1;
+        for (int j = 0; j < 2; j++) {
+            nearest(&s[j], x0, k, &sp->lo[j], &sp->hi[j]);
+            all &= sp->lo[j] == 0 && sp->hi[j] == s[j].n;
+        }
+        if (slope_fixed(s, sp))
+            return 1;
+        if (all)
+            return 0;
+        k *= 2;
+    }
+}
+
+/* (a - o) x (b - o): > 0 when b lies left of the direction o -> a. */
+static long double cross(struct rel o, struct rel a, struct rel b)
+{
+    return (a.x - o.x) * (b.d - o.d) - (a.d - o.d) * (b.x - o.x);
+}
+
+/* The lower hull of the span's ABOVE samples (side 0; the line passes below them)
+ * or the upper hull of its BELOW ones (side 1), relative to x0 and ref, into h. 0 or
+ * TSYNC_ENOMEM. */
+static int span_hull(const struct side *s, const struct span *sp, int side, tsync_time x0,
+                     long double ref, struct hulls *h)
+{
+    const struct side *c = &s[side];
+    long double sign = side ? -1 : 1;
+    size_t m = 0;
+    if (tsync__reserve((void **)&h->v[side], &h->cap[side], sp->hi[side] - sp->lo[side] + 1,
+                       sizeof(struct rel)))
+        return TSYNC_ENOMEM;
+    for (size_t i = sp->lo[side]; i < sp->hi[side]; i++) {
+        struct rel p, *v = h->v[side];
+        if (i == c->skip)
+            continue;
+        p.x = (long double)(c->v[i].x - x0);
+        p.d = (long double)c->v[i].y - (long double)c->v[i].x - ref;
+        if (m && p.x == v[m - 1].x) {
+            if (sign * (p.d - v[m - 1].d) >= 0)
+                continue;
+            m--;
+        }
+        while (m >= 2 && sign * cross(v[m - 2], v[m - 1], p) <= 0)
+            m--;
+        v[m++] = p;
+    }
+    h->n[side] = m;
+    return 0;
+}
+
+/* The least d - alpha x over the lower hull (side 0), or the greatest over the upper
+ * one (side 1), and the x where it is reached. */
+static long double extreme(const struct hulls *h, int side, long double alpha, long double *at)
+{
+    long double best = side ? -INFINITY : INFINITY;
+    for (size_t i = 0; i < h->n[side]; i++) {
+        long double v = h->v[side][i].d - alpha * h->v[side][i].x;
+        if (side ? v > best : v < best) {
+            best = v;
+            *at = h->v[side][i].x;
+        }
+    }
+    return best;
+}
+
+/* Chebyshev's line over the span at x0: the middle of its strip (offset y - x
+ * relative to ref), its slope (the drift) and the strip's width (negative where
+ * the samples overlap). Only the hulls' vertices bound the strip; its width's
+ * subgradient in the drift is x_above - x_below of the two that do: bisection on
+ * its sign. 0 or TSYNC_ENOMEM. */
+static int chebyshev(const struct side *s, const struct span *sp, tsync_time x0, long double ref,
+                     double max_drift, struct hulls *h, long double *mid, long double *drift,
+                     long double *width)
+{
+    long double lo = -(long double)max_drift, hi = (long double)max_drift, alpha = 0, up, dn;
+    long double at_up = 0, at_dn = 0;
+    if (span_hull(s, sp, 0, x0, ref, h) || span_hull(s, sp, 1, x0, ref, h))
+        return TSYNC_ENOMEM;
+    for (int i = 0; i < BISECTIONS; i++) {
+        alpha = lo + (hi - lo) / 2;
+        extreme(h, 0, alpha, &at_up);
+        extreme(h, 1, alpha, &at_dn);
+        if (at_up > at_dn)
+            hi = alpha;       /* the strip narrows toward smaller drifts */
+        else if (at_up < at_dn)
+            lo = alpha;
+        else
+            break;
+    }
+    up = extreme(h, 0, alpha, &at_up);
+    dn = extreme(h, 1, alpha, &at_dn);
+    *mid = (up + dn) / 2;
+    *drift = alpha;
+    *width = up - dn;
+    return 0;
+}
+
+static int ld_cmp(const void *pa, const void *pb)
+{
+    long double a = *(const long double *)pa, b = *(const long double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* The spread of slacks v[0, n) (sorted in place): their variance, and from
+ * TRIM_FROM slacks on that of the smaller half, the prompt messages', where a
+ * line's error shows without the waits of late receives and collectives
+ * (milliseconds) that drown it. 0 for n < 2. */
+#define TRIM_FROM 64
+static long double spread(long double *v, size_t n)
+{
+    long double mean = 0, sq = 0;
+    if (n < 2)
+        return 0;
+    if (n >= TRIM_FROM) {
+        qsort(v, n, sizeof(*v), ld_cmp);
+        n /= 2;
+    }
+    for (size_t i = 0; i < n; i++)
+        mean += v[i];
+    mean /= (long double)n;
+    for (size_t i = 0; i < n; i++)
+        sq += (v[i] - mean) * (v[i] - mean);
+    return sq / (long double)n;
+}
+
+/* The left-out slacks' variance for K = k over both sides (*score; INFINITY when
+ * fewer than two samples each way have a line without themselves). `slack` holds
+ * CV_MAX values. 0 or TSYNC_ENOMEM. */
+static int cv_score(struct side *s, size_t k, long double ref, double max_drift,
+                    struct hulls *h, long double *slack, long double *score)
+{
+    *score = 0;
+    for (int j = 0; j < 2; j++) {
+        size_t step = s[j].n > CV_MAX ? s[j].n / CV_MAX : 1, m = 0;
+        for (size_t i = 0; i < s[j].n && m < CV_MAX; i += step) {
+            struct span sp;
+            long double mid, drift, width, d;
+            s[j].skip = i;
+            if (!span_at(s, s[j].v[i].x, k, &sp))
+                continue;
+            if (chebyshev(s, &sp, s[j].v[i].x, ref, max_drift, h, &mid, &drift, &width)) {
+                s[j].skip = SIZE_MAX;
+                return TSYNC_ENOMEM;
+            }
+            d = (long double)s[j].v[i].y - (long double)s[j].v[i].x - ref;
+            slack[m++] = j ? mid - d : d - mid;
+        }
+        s[j].skip = SIZE_MAX;
+        if (m < 2) {
+            *score = INFINITY;
+            return 0;
+        }
+        *score += spread(slack, m);
+    }
+    return 0;
+}
+
+/* Whether most messages of one direction wait (late receives, collectives): their
+ * median slack against the curve more than WAITS times the slack of the prompt
+ * quarter, both above the fastest. Then the fastest of a few messages is not near
+ * the minimum delay, and the hull over a piece's hundreds finds it better (a
+ * message a second each way between nodes of one rank, collectives among them:
+ * 3.9 against 70 us). */
+#define WAITS 10
+#define WAITS_MIN 16
+#define WAITS_K 16        /* the rough curve the waits are judged on */
+static int waits(const struct side *s, const struct tsync__windows *w)
+{
+    for (int j = 0; j < 2; j++) {
+        size_t step = s[j].n > CV_MAX ? s[j].n / CV_MAX : 1, m = 0;
+        long double v[CV_MAX];
+        for (size_t i = 0; i < s[j].n && m < CV_MAX; i += step) {
+            long double d = (long double)s[j].v[i].y - tsync__curve_at(w->v, w->n, s[j].v[i].x);
+            v[m++] = j ? -d : d;
+        }
+        if (m < WAITS_MIN)
+            continue;       /* too few to tell waits from the delays' spread */
+        qsort(v, m, sizeof(*v), ld_cmp);
+        if (v[m / 2] - v[0] > WAITS * (v[m / 4] - v[0]) + 1)
+            return 1;
+    }
+    return 0;
+}
+
+/* The K chosen by cross-validation (*k): the longest line whose score is within
+ * the scores' own noise of the least (one standard error, about 1/sqrt(m) of a
+ * variance of m slacks): where the clock is straight every K from a few on scores
+ * alike, and the longest averages most. 0 or TSYNC_ENOMEM. */
+static int choose_k(struct side *s, long double ref, double max_drift, struct hulls *h, size_t *k,
+                    long double *k_score)
+{
+    long double best = INFINITY, *score, *slack = malloc(CV_MAX * sizeof(*slack));
+    size_t most = s[0].n > s[1].n ? s[0].n : s[1].n, n_k = 0, kk = K_FIRST;
+    size_t held = (s[0].n < CV_MAX ? s[0].n : CV_MAX) + (s[1].n < CV_MAX ? s[1].n : CV_MAX);
+    int rc = TSYNC_ENOMEM;
+    for (size_t m = K_FIRST; m < most && m < K_MAX; m = m * K_GROWTH)
+        n_k++;
+    score = malloc((n_k + 1) * sizeof(*score));
+    if (!slack || !score)
+        goto out;
+    for (size_t i = 0; i <= n_k; i++, kk = kk * K_GROWTH) {
+        if (cv_score(s, kk, ref, max_drift, h, slack, &score[i]))
+            goto out;
+        best = score[i] < best ? score[i] : best;
+    }
+    *k = K_FIRST;
+    *k_score = INFINITY;
+    kk = K_FIRST;
+    for (size_t i = 0; i <= n_k; i++, kk = kk * K_GROWTH)
+        if (score[i] <= best * (1 + 0.5L / sqrtl((long double)held))) {
+            *k = kk;
+            *k_score = score[i];
+        }
+    rc = 0;
+out:
+    free(slack);
+    free(score);
+    return rc;
+}
+
+/* How long the span's samples last, ticks. */
+static tsync_time span_length(const struct side *s, const struct span *sp)
+{
+    tsync_time first = s[0].v[sp->lo[0]].x < s[1].v[sp->lo[1]].x ? s[0].v[sp->lo[0]].x
+                                                                  : s[1].v[sp->lo[1]].x;
+    tsync_time last = s[0].v[sp->hi[0] - 1].x > s[1].v[sp->hi[1] - 1].x ? s[0].v[sp->hi[0] - 1].x
+                                                                        : s[1].v[sp->hi[1] - 1].x;
+    return last - first;
+}
+
+/* The curve of K = k into w: a line at every step-th sample of the merged order, at
+ * most `most` of them and a few a line's length (long lines change slowly). 0 or
+ * TSYNC_ENOMEM (w empty). */
+static int draw(struct tsync__windows *w, const struct side *s, size_t k, size_t most,
+                long double ref, double max_drift, struct hulls *h)
+{
+    size_t n = s[0].n + s[1].n, ia = 0, ib = 0, cap = 0, seen = 0;
+    size_t step = n > most ? (n + most - 1) / most : 1;
+    tsync_time last = 0;
+    step = k / 8 > step ? k / 8 : step;
+    memset(w, 0, sizeof(*w));
+    while (ia < s[0].n || ib < s[1].n) {
+        int above = ib == s[1].n || (ia < s[0].n && s[0].v[ia].x <= s[1].v[ib].x);
+        tsync_time x = above ? s[0].v[ia++].x : s[1].v[ib++].x;
+        struct tsync__window win;
+        long double mid, drift, width;
+        struct span sp;
+        if ((seen++ % step && ia + ib < n) || (w->n && x == last) || !span_at(s, x, k, &sp))
+            continue;
+        if (chebyshev(s, &sp, x, ref, max_drift, h, &mid, &drift, &width))
+            goto fail;
+        if (fabsl(drift) >= (long double)max_drift * (1 - 1e-6L))
+            continue;   /* the strip would turn past any clock's drift: no line here */
+        win.x = last = x;
+        win.y = (long double)x + ref + mid;
+        win.a = 1 + (fabsl(width) <= LOOSE_SLOPE * (long double)span_length(s, &sp) ? drift : 0);
+        win.width = width;
+        if (TSYNC_PUSH(w->v, w->n, cap, win))
+            goto fail;
+    }
+    return 0;
+fail:
+    tsync__windows_free(w);
+    return TSYNC_ENOMEM;
+}
+
+int tsync__local_lines(struct tsync__windows *w, const struct tsync__pair_samples *ps,
+                       const struct tsync__est_params *p)
+{
+    struct side s[2] = { { ps->above, ps->n_above, SIZE_MAX }, { ps->below, ps->n_below, SIZE_MAX } };
+    struct hulls h;
+    long double ref, score;
+    size_t k;
+    int rc = 0;
+    memset(w, 0, sizeof(*w));
+    memset(&h, 0, sizeof(h));
+    if (!ps->n_above || !ps->n_below)
+        return 0;
+    ref = (long double)ps->above[0].y - (long double)ps->above[0].x;
+    /* A rough curve first, to see whether the messages wait: then nothing more. */
+    if ((rc = draw(w, s, WAITS_K, CV_MAX, ref, p->max_drift, &h)))
+        goto out;
+    if (!w->n || waits(s, w)) {
+        tsync__windows_free(w);
+        goto out;
+    }
+    tsync__windows_free(w);
+    if ((rc = choose_k(s, ref, p->max_drift, &h, &k, &score)) ||
+        (rc = draw(w, s, k, LINES_MAX, ref, p->max_drift, &h)))
+        goto out;
+    w->local = w->n > 0;
+out:
+    free(h.v[0]);
+    free(h.v[1]);
+    return rc;
+}

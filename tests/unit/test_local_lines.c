@@ -1,0 +1,249 @@
+/* test_local_lines.c - local minimax lines (src/estimate/local_lines.c) through the
+ * segment driver: a sparse pair on a wandering clock followed within tens of
+ * microseconds where its hull pieces alone are hundreds off, a straight clock
+ * given one long line, ten messages given Chebyshev's line (against a brute-force
+ * search), and the cases that keep the pieces: messages that mostly wait, and a
+ * strip that would turn past max_drift. The truth lies inside the bound throughout. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "estimate/estimator.h"
+#include "pwl_check.h"
+
+#define NS 1000000000LL
+#define HOUR (3600 * NS)
+#define MU 1000            /* the assumed minimum latency, ns */
+#define TRUE_MU 50000      /* the true one: a LAN */
+
+/* The defaults of estimate, in ns. */
+static struct tsync__est_params defaults(void)
+{
+    struct tsync__est_params p;
+    memset(&p, 0, sizeof(p));
+    p.max_drift = 1e-3;
+    p.segment = 1;
+    p.min_segment = NS;
+    p.max_gap = 10 * NS;
+    p.max_segment = 30 * NS;
+    p.wander = 1e-8 / 1e9;
+    p.window = 5 * NS;
+    return p;
+}
+
+static uint32_t lcg(uint32_t *r)
+{
+    *r = *r * 1664525u + 1013904223u;
+    return *r >> 8;
+}
+
+/* An exponential excess of mean 20 us. */
+static tsync_time excess(uint32_t *r)
+{
+    return (tsync_time)(-20000.0 * log(1.0 - (lcg(r) + 0.5) / 16777216.0));
+}
+
+/* n messages each way between the clock x (true time) and y = truth(x), evenly
+ * spread over [0, end): ABOVE points (send, receive - MU), BELOW points (receive -
+ * MU, send), delays TRUE_MU plus the excess; `waiting` of every 100 messages back
+ * wait 1 to 5 ms more (a late receive). */
+static void messages(struct tsync__pair_samples *s, size_t n, tsync_time end,
+                     long double (*truth)(long double), unsigned waiting)
+{
+    static struct tsync__pt up[4096], dn[4096];
+    uint32_t r = 12345;
+    tsync_time step = end / (tsync_time)n;
+    memset(s, 0, sizeof(*s));
+    for (size_t i = 0; i < n; i++) {
+        tsync_time x = (tsync_time)i * step + (tsync_time)(lcg(&r) % (uint32_t)(step / 4));
+        tsync_time d1 = TRUE_MU + excess(&r), d2 = TRUE_MU + excess(&r);
+        if (lcg(&r) % 100 < waiting)
+            d2 += 1000000 + (tsync_time)(lcg(&r) % 4000000);
+        up[i].x = x;
+        up[i].y = (tsync_time)ceill(truth((long double)(x + d1))) - MU;
+        dn[i].x = x + step / 2 + d2 - MU;
+        dn[i].y = (tsync_time)floorl(truth((long double)(x + step / 2)));
+    }
+    s->above = up;
+    s->below = dn;
+    s->n_above = s->n_below = n;
+}
+
+/* Drift 1 ppm at most, wandering with a period of 20 minutes: the clocks' offset
+ * strays 190 us from a line, within the default max_wander. */
+static long double wandering(long double x)
+{
+    const long double period = 1200e9L;
+    return 5e6L + x * (1 + 2e-6L) + 1e-6L * period / (2 * 3.14159265358979323846L) *
+                                        sinl(2 * 3.14159265358979323846L * x / period);
+}
+
+static long double straight(long double x)
+{
+    return 5e6L + x * (1 - 7e-6L);
+}
+
+/* n messages each way over an hour of `truth`, fitted: local lines, every true value
+ * inside the bound from `from` to `to`; returns the largest |error|. */
+static long double follow(size_t n, long double (*truth)(long double), tsync_time from,
+                          tsync_time to, tsync_time step, struct tsync__pair_fit *f)
+{
+    struct tsync__est_params p = defaults();
+    struct tsync__pair_samples s;
+    struct tsync__pwl w;
+    long double worst;
+    messages(&s, n, HOUR, truth, 0);
+    assert_int_equal(tsync__fit_pair(f, &tsync__hull_estimator, &p, &s), 0);
+    assert_true(f->windows.local);
+    assert_int_equal(tsync__pwl_from_fit(&w, f, 0, HOUR), 0);
+    worst = check_inside(&w, truth, from, to, step);
+    tsync__pwl_free(&w);
+    return worst;
+}
+
+/* 500 messages each way over an hour of a wandering clock: no windows (a message
+ * every 7 s), and the lines follow the wander where one line through the hour is
+ * 190 us off. */
+static void test_wandering_sparse_pair(void **state)
+{
+    struct tsync__pair_fit f;
+    long double worst = follow(500, wandering, NS, HOUR - 10 * NS, NS, &f);
+    (void)state;
+    assert_true(f.windows.n > 100);
+    if (!(worst < 30000))
+        fail_msg("the lines are %.0Lf ns off", worst);
+    tsync__pair_fit_free(&f);
+}
+
+/* A straight clock: every K scores alike, the longest line wins, and it is the
+ * clock's to a fraction of the delays' excess. */
+static void test_straight_clock_one_line(void **state)
+{
+    struct tsync__pair_fit f;
+    long double worst = follow(100, straight, 0, HOUR, 10 * NS, &f);
+    (void)state;
+    for (size_t i = 1; i < f.windows.n; i++) /* one line: the same slope everywhere */
+        assert_true(fabsl(f.windows.v[i].a - f.windows.v[0].a) < 1e-15L);
+    if (!(worst < 2000))
+        fail_msg("one line is %.0Lf ns off", worst);
+    tsync__pair_fit_free(&f);
+}
+
+/* The largest violation of the line y = x + c + a x over the samples. */
+static long double violation(const struct tsync__pair_samples *s, long double a, long double c)
+{
+    long double worst = -INFINITY;
+    for (size_t i = 0; i < s->n_above; i++) {
+        long double v = (long double)s->above[i].x * (1 + a) + c - (long double)s->above[i].y;
+        worst = v > worst ? v : worst;
+    }
+    for (size_t i = 0; i < s->n_below; i++) {
+        long double v = (long double)s->below[i].y - (long double)s->below[i].x * (1 + a) - c;
+        worst = v > worst ? v : worst;
+    }
+    return worst;
+}
+
+/* Ten messages over an hour: every line holds all of them, Chebyshev's line. Its
+ * largest violation is the least any line has (brute force over slopes; for each,
+ * the best offset is the middle of the two extremes). */
+static void test_ten_messages_chebyshev(void **state)
+{
+    struct tsync__est_params p = defaults();
+    struct tsync__pair_samples s;
+    struct tsync__pair_fit f;
+    const struct tsync__window *v;
+    long double a, c, best = INFINITY, mine;
+    (void)state;
+    messages(&s, 5, HOUR, wandering, 0);
+    assert_int_equal(tsync__fit_pair(&f, &tsync__hull_estimator, &p, &s), 0);
+    assert_true(f.windows.local);
+    v = &f.windows.v[0];
+    a = v->a - 1;
+    c = v->y - (long double)v->x * v->a;
+    mine = violation(&s, a, c);
+    for (long double t = -10e-6L; t <= 10e-6L; t += 1e-10L) {
+        long double hi = -INFINITY, lo = INFINITY, cc;
+        for (size_t i = 0; i < s.n_above; i++)
+            lo = fminl(lo, (long double)s.above[i].y - (long double)s.above[i].x * (1 + t));
+        for (size_t i = 0; i < s.n_below; i++)
+            hi = fmaxl(hi, (long double)s.below[i].y - (long double)s.below[i].x * (1 + t));
+        cc = (lo + hi) / 2;
+        best = fminl(best, violation(&s, t, cc));
+    }
+    if (!(mine <= best + 10))
+        fail_msg("Chebyshev's line violates by %.1Lf ns, a line by %.1Lf", mine, best);
+    tsync__pair_fit_free(&f);
+}
+
+/* Most messages back (60 %) wait milliseconds (late receives): the fastest of a few
+ * is not near the minimum, and the pair keeps its pieces; a few that wait do not
+ * matter. */
+static void test_waiting_keeps_pieces(void **state)
+{
+    struct tsync__est_params p = defaults();
+    struct tsync__pair_samples s;
+    struct tsync__windows w;
+    (void)state;
+    messages(&s, 500, HOUR, wandering, 60);
+    assert_int_equal(tsync__local_lines(&w, &s, &p), 0);
+    assert_false(w.local);
+    assert_int_equal(w.n, 0);
+    messages(&s, 500, HOUR, wandering, 10);
+    assert_int_equal(tsync__local_lines(&w, &s, &p), 0);
+    assert_true(w.local);
+    tsync__windows_free(&w);
+}
+
+/* A strip that widens as it turns, up to a drift of 1 %: two ABOVE points 100 ms
+ * apart in offset around a BELOW point. No line says anything of the slope there. */
+static void test_strip_past_max_drift(void **state)
+{
+    static struct tsync__pt up[2] = { { 0, 0 }, { 10 * NS, 10 * NS + 100000000 } };
+    static struct tsync__pt dn[1] = { { 5 * NS, 5 * NS - 1000000 } };
+    struct tsync__est_params p = defaults();
+    struct tsync__pair_samples s;
+    struct tsync__windows w;
+    (void)state;
+    memset(&s, 0, sizeof(s));
+    s.above = up;
+    s.n_above = 2;
+    s.below = dn;
+    s.n_below = 1;
+    assert_int_equal(tsync__local_lines(&w, &s, &p), 0);
+    assert_int_equal(w.n, 0);
+    assert_false(w.local);
+}
+
+/* One direction only: nothing to fit. */
+static void test_one_direction(void **state)
+{
+    struct tsync__est_params p = defaults();
+    struct tsync__pair_samples s;
+    struct tsync__windows w;
+    (void)state;
+    messages(&s, 50, HOUR, straight, 0);
+    s.n_below = 0;
+    assert_int_equal(tsync__local_lines(&w, &s, &p), 0);
+    assert_int_equal(w.n, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wandering_sparse_pair),
+        cmocka_unit_test(test_straight_clock_one_line),
+        cmocka_unit_test(test_ten_messages_chebyshev),
+        cmocka_unit_test(test_waiting_keeps_pieces),
+        cmocka_unit_test(test_strip_past_max_drift),
+        cmocka_unit_test(test_one_direction),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
