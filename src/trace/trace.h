@@ -172,6 +172,9 @@ struct tsync_trace {
     uint64_t *message_ids;      /* per message: its index among the whole trace's, when
                                  * the trace holds only those of its held locations (a
                                  * process of the replay, ascending); NULL: the same */
+    tsync_time *send_time;      /* per message: where its receiver is held here and its
+                                 * sender elsewhere, the send's time (a process of the
+                                 * replay); NULL: none */
     size_t n_collectives;
     struct tsync_collective *collectives;
     size_t n_members;
@@ -199,6 +202,26 @@ struct tsync_timeline {
  * MPI replay, src/replay/): contiguous blocks of about n_locations / n_ranks, in
  * location order, so that the processes in rank order hold the locations in order. */
 uint32_t tsync__location_holder(tsync_loc l, uint32_t n_locations, uint32_t n_ranks);
+
+/* The index here of the message of index `id` in the whole trace, which this
+ * process holds (t->message_ids ascend; without them, id). */
+size_t tsync__message_at(const struct tsync_trace *t, uint64_t id);
+
+/* Message i's send time as recorded, also where another process holds the sender
+ * (t->send_time). */
+static inline tsync_time tsync__message_send_time(const struct tsync_trace *t, size_t i)
+{
+    const struct tsync_message *m = &t->messages[i];
+    if (t->held && !t->held[m->send_loc])
+        return t->send_time[i];
+    return t->locations[m->send_loc].time[m->send_idx];
+}
+
+/* Whether this process holds location l (every process does outside the replay). */
+static inline int tsync__held(const struct tsync_trace *t, tsync_loc l)
+{
+    return !t->held || t->held[l];
+}
 
 /* Frees message lists and the array that holds them. */
 void tsync__message_lists_free(struct tsync_message_list *lists, size_t n);
