@@ -506,7 +506,7 @@ int tsync__replay_open(tsync_trace **out, const char *path, MPI_Comm comm, tsync
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    rc = tsync__trace_open_part(&t, &in, path, (uint32_t)rank, (uint32_t)size, ctx);
+    rc = tsync__trace_open_part(&t, &in, path, NULL, (uint32_t)rank, (uint32_t)size, ctx);
     if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
         (rc = event_counts(t, comm, ctx)) == TSYNC_OK)
         rc = match(t, &in, comm, ctx);

@@ -20,7 +20,7 @@
 #include "trace/trace.h"
 
 /* What a process's context says when another process failed. */
-#define TSYNC_REPLAY_OTHERS "another process of the replay failed"
+#define TSYNC_REPLAY_OTHERS TSYNC_OTHERS_FAILED
 
 /* This process's rc agreed with the others': the first failure anywhere fails
  * every process (rc kept where it failed, the others get TSYNC_REPLAY_OTHERS). */

@@ -16,6 +16,9 @@
  * 000): its messages are ping-pong exchanges made to measure offsets. */
 #define TSYNC_SESSION_COMM "tracesync timesync"
 
+/* What a process of the MPI replay (src/replay/) says when another one failed. */
+#define TSYNC_OTHERS_FAILED "another process of the replay failed"
+
 /* What an event means to synchronization; everything else is TSYNC_EV_OTHER. */
 enum tsync_event_kind {
     TSYNC_EV_OTHER = 0,
@@ -231,12 +234,22 @@ struct tsync_trace *tsync__trace_alloc(const char *path);
 /* The name of a location's own clock domain (TSYNC_DOMAIN_LOCATION): "location ID"
  * in OTF2, the location's name in a CSV. Malloc'ed; NULL when out of memory. */
 char *tsync__own_domain_name(const struct tsync_trace *t, tsync_loc loc);
+/* A reduction over the processes of the MPI replay: v[0..n) becomes its maximum
+ * (sum = 0) or its sum (sum = 1) over them. 0 or a negative TSYNC_E* code. */
+struct tsync__reducer {
+    int (*reduce)(void *arg, int64_t *v, int n, int sum);
+    void *arg;
+};
+
 /* TSYNC_DOMAIN_AUTO (domain_split.c): splits every domain whose messages between
  * its own locations arrive more than `limit` ticks before they were sent into the
  * groups of locations the messages support, renumbers the domains, records the
- * splits, warns for each, and sets the rule to TSYNC_DOMAIN_AUTO. 0 or TSYNC_ENOMEM
- * (the trace is then only fit to be freed). */
-int tsync__split_domains(struct tsync_trace *t, int64_t limit, tsync_ctx *ctx);
+ * splits, warns for each, and sets the rule to TSYNC_DOMAIN_AUTO. With `red`, every
+ * process of the replay calls it together, counting the messages its locations
+ * receive, and all decide the same (NULL: alone). 0, TSYNC_ENOMEM, or TSYNC_EIO
+ * when another process failed (the trace is then only fit to be freed). */
+int tsync__split_domains(struct tsync_trace *t, int64_t limit, const struct tsync__reducer *red,
+                         tsync_ctx *ctx);
 /* Class of an OTF2_CollectiveOp (seed 002, section 4.1). */
 enum tsync_coll_class tsync__coll_class(uint32_t otf2_op);
 /* Seconds between two tick values, for people. */
