@@ -24,12 +24,11 @@ static int compose_period(struct tsync__run *r, const uint32_t *comp_ref,
     for (size_t i = 0; i < r->g.n_edges; i++) {
         struct tsync__edge *e = &r->g.e[i];
         double w;
-        const struct tsync__pair_fit *fit = &tsync__pair_of(e)->fit;
-        if (!fit->pieces.n)
+        if (!tsync__pair_of(e)->sum.pieces)
             continue;
         /* A pair with messages one way in the main phase may be bounded at MPI_Init. */
-        if ((w = tsync__est_pair_error_over(fit, lo[e->lo], hi[e->lo])) < 0)
-            return TSYNC_ENOMEM;
+        if ((rc = tsync__est_error_over(r, i, lo[e->lo], hi[e->lo], &w)))
+            return rc;
         e->weight = isfinite(w) ? w / (double)r->t->timer_resolution : INFINITY;
     }
     if ((rc = tsync__est_build_tree(r, comp_ref)))

@@ -8,11 +8,19 @@
 #include "latency/latency.h"
 #include "trace/trace.h"
 
+/* What the graph's stages read of a fit (a process that does not hold the pair gets
+ * it from the one that does: estimate/parts.c). */
+struct tsync__fit_sum {
+    uint64_t samples, dropped, rejected;
+    uint32_t pieces;
+};
+
 /* What the estimate keeps of a pair of domains: the data of its edge in the graph
  * (lo's clock as x). */
 struct tsync__pair {
     struct tsync__pair_samples s;
     struct tsync__pair_fit fit;
+    struct tsync__fit_sum sum;     /* of fit */
     tsync_estimate_sources from;   /* what the samples came from */
 };
 

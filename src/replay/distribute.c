@@ -17,6 +17,11 @@
  * order) and sent to every process, which holds them all (32 bytes a member), as
  * process 0 holds the channels' (first send, count), 16 bytes a channel: the parts
  * not yet distributed (README, "Known limits").
+ *
+ * For the estimate, each process also gets the send times of the messages its
+ * locations receive from locations held elsewhere (t->send_time) and every
+ * ClockOffset record (few: some per location), and the default grouping's clock
+ * domains are split by the messages of all (tsync__trace_split, its counts reduced).
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -208,6 +213,20 @@ static int by_id(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
+static int by_size(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* t->session_messages, their indices in the whole trace (ascending), turned into
+ * their indices here: the messages matched here, which its locations receive. */
+static void sessions_placed(tsync_trace *t)
+{
+    for (size_t j = 0; j < t->n_session_messages; j++)
+        t->session_messages[j] = tsync__message_at(t, t->session_messages[j]);
+}
+
 /* Each process's sends sent to the process that holds their receiver, so that a
  * channel's records meet on one process: *out, in the whole list's order. A send's
  * posting order becomes its position in that list (process order is location
@@ -340,6 +359,11 @@ static int match_p2p(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm
     if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK)
         rc = message_ids(ids, t->messages, t->n_messages, sends, n_sends, comm, ctx);
     free(sends);
+    /* Session messages by index in the whole trace, until the messages are placed. */
+    for (size_t j = 0; rc == TSYNC_OK && j < t->n_session_messages; j++)
+        t->session_messages[j] = (size_t)ids[t->session_messages[j]];
+    if (rc == TSYNC_OK && t->n_session_messages > 1)
+        qsort(t->session_messages, t->n_session_messages, sizeof(*t->session_messages), by_size);
 
     /* Every message matched here has its receive here; those whose send is
      * elsewhere go there too. */
@@ -382,6 +406,7 @@ static int match_p2p(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm
             t->message_ids = ids;
             t->n_messages = n_all;
             ids = NULL;
+            sessions_placed(t);
         }
     }
     rc = tsync__replay_agree(comm, rc, ctx);
@@ -389,11 +414,6 @@ static int match_p2p(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm
     free(out);
     free(dest);
     free(ids);
-    /* The indices of session messages are the estimate's, which reads the whole
-     * trace elsewhere (run.c), not this part. */
-    free(t->session_messages);
-    t->session_messages = NULL;
-    t->n_session_messages = 0;
     if (rc)
         return rc;
     MPI_Allreduce(MPI_IN_PLACE, unmatched, 3, MPI_UINT64_T, MPI_SUM, comm);
@@ -498,7 +518,73 @@ static int match(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm, ts
     return rc;
 }
 
-int tsync__replay_open(tsync_trace **out, const char *path, MPI_Comm comm, tsync_ctx *ctx)
+/* A send's time for the process of its receive: the message's index in the whole
+ * trace and the time. */
+struct send_time {
+    uint64_t id;
+    tsync_time time;
+};
+
+/* t->send_time of the messages received here from locations held elsewhere: each
+ * process sends those of its sends. */
+static int send_times(tsync_trace *t, MPI_Comm comm, tsync_ctx *ctx)
+{
+    size_t n = 0, n_got = 0;
+    struct send_time *v = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*v));
+    int *dest = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*dest)), size, rc;
+    struct send_time *got = NULL;
+
+    MPI_Comm_size(comm, &size);
+    t->send_time = calloc(t->n_messages ? t->n_messages : 1, sizeof(*t->send_time));
+    rc = v && dest && t->send_time ? TSYNC_OK : tsync__oom(ctx);
+    for (size_t i = 0; rc == TSYNC_OK && i < t->n_messages; i++) {
+        const struct tsync_message *m = &t->messages[i];
+        if (!t->held[m->send_loc] || t->held[m->recv_loc])
+            continue;
+        v[n] = (struct send_time){ t->message_ids[i], t->locations[m->send_loc].time[m->send_idx] };
+        dest[n++] = (int)tsync__location_holder(m->recv_loc, t->n_locations, (uint32_t)size);
+    }
+    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
+        (rc = send_to(comm, v, n, sizeof(*v), dest, (void **)&got, &n_got, ctx)) == TSYNC_OK)
+        for (size_t i = 0; i < n_got; i++)
+            t->send_time[tsync__message_at(t, got[i].id)] = got[i].time;
+    free(v);
+    free(dest);
+    free(got);
+    return rc;
+}
+
+/* Every process's ClockOffset records on every process, in the order one process
+ * reads them (location order). */
+static int all_offsets(tsync_trace *t, MPI_Comm comm, tsync_ctx *ctx)
+{
+    int rank, rc = TSYNC_OK;
+    MPI_Comm_rank(comm, &rank);
+    GATHER(t->offsets, t->n_offsets);
+    BROADCAST(t->offsets, t->n_offsets);
+    return rc;
+}
+
+static int reduce(void *arg, int64_t *v, int n, int sum)
+{
+    return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, sum ? MPI_SUM : MPI_MAX,
+                         *(MPI_Comm *)arg) == MPI_SUCCESS ? TSYNC_OK : TSYNC_EIO;
+}
+
+/* What the estimate needs beyond the clc's part: the send times of the messages
+ * received here, every ClockOffset record, the clock domains of `opts` split by
+ * every process's messages. */
+static int for_estimate(tsync_trace *t, const tsync_open_opts *opts, MPI_Comm comm, tsync_ctx *ctx)
+{
+    struct tsync__reducer red = { reduce, &comm };
+    int rc;
+    if ((rc = send_times(t, comm, ctx)) || (rc = all_offsets(t, comm, ctx)))
+        return rc;
+    return tsync__replay_agree(comm, tsync__trace_split(t, opts, &red, ctx), ctx);
+}
+
+int tsync__replay_open(tsync_trace **out, const char *path, const tsync_open_opts *opts,
+                       MPI_Comm comm, tsync_ctx *ctx)
 {
     struct tsync_match_input in;
     tsync_trace *t = NULL;
@@ -506,10 +592,11 @@ int tsync__replay_open(tsync_trace **out, const char *path, MPI_Comm comm, tsync
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    rc = tsync__trace_open_part(&t, &in, path, NULL, (uint32_t)rank, (uint32_t)size, ctx);
+    rc = tsync__trace_open_part(&t, &in, path, opts, (uint32_t)rank, (uint32_t)size, ctx);
     if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
-        (rc = event_counts(t, comm, ctx)) == TSYNC_OK)
-        rc = match(t, &in, comm, ctx);
+        (rc = event_counts(t, comm, ctx)) == TSYNC_OK &&
+        (rc = match(t, &in, comm, ctx)) == TSYNC_OK && opts)
+        rc = for_estimate(t, opts, comm, ctx);
     tsync__match_input_free(&in);
     if (rc) {
         tsync_trace_free(t);
