@@ -274,13 +274,26 @@ int tsync__est_up_pwl(void *ctx, uint32_t d, tsync_time *from, tsync_time *to,
     return tsync__est_pwl_held(r, d, ei, from, to, out);
 }
 
-int tsync__est_error_over(struct tsync__run *r, size_t ei, tsync_time from, tsync_time to,
-                          double *w)
+int tsync__est_errors_held(const struct tsync__run *r, const tsync_time *lo, const tsync_time *hi,
+                           double *w)
 {
-    if (tsync__parts_remote(r, ei))
-        return tsync__parts_ask_error(r, ei, from, to, w);
-    *w = tsync__est_pair_error_over(&tsync__pair_of(&r->g.e[ei])->fit, from, to);
-    return *w < 0 ? TSYNC_ENOMEM : 0;
+    for (size_t i = 0; i < r->g.n_edges; i++) {
+        const struct tsync__edge *e = &r->g.e[i];
+        if (tsync__parts_remote(r, i) || !tsync__pair_of(e)->sum.pieces)
+            continue;
+        if ((w[i] = tsync__est_pair_error_over(&tsync__pair_of(e)->fit, lo[e->lo], hi[e->lo])) < 0)
+            return TSYNC_ENOMEM;
+    }
+    return 0;
+}
+
+int tsync__est_errors_over(struct tsync__run *r, const tsync_time *lo, const tsync_time *hi,
+                           double *w)
+{
+    int rc = tsync__est_errors_held(r, lo, hi, w);
+    if (rc == 0 && r->tr)
+        rc = tsync__parts_ask_errors(r, lo, hi, w);
+    return rc;
 }
 
 /* ---- anchors of the global least squares ------------------------------------------------ */
@@ -345,19 +358,19 @@ int tsync__est_anchors_held(const struct tsync__run *r, size_t ei, struct tsync_
     return rc;
 }
 
+int tsync__est_anchored(const struct tsync__run *r, size_t ei)
+{
+    const struct tsync__edge *e = &r->g.e[ei];
+    return e->kind == TSYNC_BOUND_BOUNDED && tsync__pair_of(e)->sum.pieces;
+}
+
 int tsync__est_anchors(struct tsync__run *r, struct tsync__anchors *an)
 {
     for (size_t i = 0; i < r->g.n_edges; i++) {
-        const struct tsync__edge *e = &r->g.e[i];
-        int rc = 0;
-        if (e->kind != TSYNC_BOUND_BOUNDED || !tsync__pair_of(e)->sum.pieces)
-            continue;
-        if (tsync__parts_remote(r, i))
-            rc = tsync__parts_ask_anchors(r, i, &an[i]);
-        else
-            rc = tsync__est_anchors_held(r, i, &an[i]);
-        if (rc)
+        int rc;
+        if (!tsync__parts_remote(r, i) && tsync__est_anchored(r, i) &&
+            (rc = tsync__est_anchors_held(r, i, &an[i])))
             return rc;
     }
-    return 0;
+    return r->tr ? tsync__parts_ask_anchors(r, an) : 0;
 }

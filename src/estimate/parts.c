@@ -225,7 +225,8 @@ static int pair_id_cmp(const void *pa, const void *pb)
 }
 
 /* Every process's pairs (local's edges) into r->g, in the graph's order (by lo, then
- * hi), each with a pair made for it: the same on every process. */
+ * hi): the same on every process; each with a pair made for it where it is held,
+ * and on process 0. */
 static int all_pairs(struct tsync__run *r, const struct tsync__graph *local)
 {
     struct pair_id *v = malloc((local->n_edges ? local->n_edges : 1) * sizeof(*v)), *all = NULL;
@@ -257,7 +258,8 @@ static int all_pairs(struct tsync__run *r, const struct tsync__graph *local)
     for (size_t i = 0; rc == 0 && i < n; i++) {
         size_t at;
         if (tsync__graph_edge(&r->g, all[i].lo, all[i].hi, &at) ||
-            !(r->g.e[at].pair = calloc(1, sizeof(struct tsync__pair))))
+            ((r->tr->rank == 0 || !tsync__parts_remote(r, at)) &&
+             !(r->g.e[at].pair = calloc(1, sizeof(struct tsync__pair)))))
             rc = tsync__oom(r->ctx);
     }
     free(got);
@@ -295,7 +297,10 @@ static int sources(struct tsync__run *r, const struct tsync__graph *local)
     }
     if ((rc = tsync__parts_agree(r->tr, rc, r->ctx)) == 0 && (rc = reduce(r, v, 4 * n, 1)) == 0)
         for (size_t i = 0; i < n; i++) {
-            tsync_estimate_sources *s = &tsync__pair_of(&r->g.e[i])->from;
+            tsync_estimate_sources *s;
+            if (!r->g.e[i].pair)
+                continue;
+            s = &tsync__pair_of(&r->g.e[i])->from;
             s->messages = (uint64_t)v[4 * i];
             s->collectives = (uint64_t)v[4 * i + 1];
             s->sessions = (uint64_t)v[4 * i + 2];
@@ -501,7 +506,9 @@ int tsync__parts_gather(struct tsync__run *r)
 
 /* ---- process 0's questions -------------------------------------------------------------- */
 
-enum { ASK_FIT, ASK_PWL, ASK_ERROR, ASK_ANCHORS };
+/* What process 0 asks: of one pair (fit, pwl), or of every pair the process holds
+ * (errors: the domains' ranges follow the question; anchors). */
+enum { ASK_FIT, ASK_PWL, ASK_ERRORS, ASK_ANCHORS };
 
 struct question {
     uint32_t what, d;
@@ -509,7 +516,7 @@ struct question {
     tsync_time from, to;
 };
 
-/* An answer being written: rc first, then the values. */
+/* Bytes being written (a question, an answer): for an answer, an rc first. */
 struct answer {
     char *p;
     size_t n, cap;
@@ -526,7 +533,7 @@ static void put(struct answer *a, const void *v, size_t n)
     }
 }
 
-/* An answer being read. */
+/* Bytes being read. */
 struct reading {
     const char *p, *end;
 };
@@ -546,19 +553,58 @@ struct server {
     int rc;
 };
 
-/* The answer to q of the process that holds its pair (the transport's serve): an
- * rc, then the values; on failure the rc alone (the error in this process's
- * context). */
+/* The bounds over the ranges that follow question q (ASK_ERRORS) of every pair
+ * held here with pieces, in the order of the edges. */
+static int answer_errors(struct tsync__run *r, struct reading *rd, struct answer *a)
+{
+    size_t nd = r->g.n_domains, ne = r->g.n_edges;
+    tsync_time *lo = malloc((nd ? 2 * nd : 1) * sizeof(*lo));
+    double *w = malloc((ne ? ne : 1) * sizeof(*w));
+    int rc = lo && w ? 0 : TSYNC_ENOMEM;
+    if (rc == 0 && get(rd, lo, 2 * nd * sizeof(*lo)))
+        rc = TSYNC_EINVAL;
+    if (rc == 0)
+        rc = tsync__est_errors_held(r, lo, lo + nd, w);
+    for (size_t i = 0; rc == 0 && i < ne; i++)
+        if (!tsync__parts_remote(r, i) && tsync__pair_of(&r->g.e[i])->sum.pieces)
+            put(a, &w[i], sizeof(w[i]));
+    free(lo);
+    free(w);
+    return rc;
+}
+
+/* The anchors of every pair held here that has them (tsync__est_anchored), in the
+ * order of the edges: a count and the anchors each. */
+static int answer_anchors(struct tsync__run *r, struct answer *a)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < r->g.n_edges; i++) {
+        struct tsync__anchors an = { 0, 0, NULL };
+        uint64_t k;
+        if (tsync__parts_remote(r, i) || !tsync__est_anchored(r, i))
+            continue;
+        rc = tsync__est_anchors_held(r, i, &an);
+        k = an.n;
+        put(a, &k, sizeof(k));
+        put(a, an.v, an.n * sizeof(*an.v));
+        free(an.v);
+    }
+    return rc;
+}
+
+/* The answer to question qv (n bytes) of the process that holds its pairs (the
+ * transport's serve): an rc, then the values; on failure the rc alone (the error
+ * in this process's context). */
 static int answer(void *ctx, const void *qv, size_t n, void **out, size_t *n_out)
 {
     struct server *sv = ctx;
     struct tsync__run *r = sv->r;
+    struct reading rd = { qv, (const char *)qv + n };
     struct question q;
     struct answer a = { NULL, 0, 0, 0 };
     int64_t rc = 0;
-    if (n != sizeof(q))
+    if (get(&rd, &q, sizeof(q)))
         return TSYNC_EINVAL;
-    memcpy(&q, qv, sizeof(q));
     put(&a, &rc, sizeof(rc));
     if (q.what == ASK_FIT) {
         struct tsync__fit_sum s;
@@ -576,18 +622,10 @@ static int answer(void *ctx, const void *qv, size_t n, void **out, size_t *n_out
             put(&a, f.bound, f.n * sizeof(*f.bound));
         }
         tsync__pwl_free(&f);
-    } else if (q.what == ASK_ERROR) {
-        double w = tsync__est_pair_error_over(&tsync__pair_of(&r->g.e[q.ei])->fit, q.from, q.to);
-        rc = w < 0 ? TSYNC_ENOMEM : 0;
-        put(&a, &w, sizeof(w));
+    } else if (q.what == ASK_ERRORS) {
+        rc = answer_errors(r, &rd, &a);
     } else {
-        struct tsync__anchors an = { 0, 0, NULL };
-        uint64_t k;
-        rc = tsync__est_anchors_held(r, q.ei, &an);
-        k = an.n;
-        put(&a, &k, sizeof(k));
-        put(&a, an.v, an.n * sizeof(*an.v));
-        free(an.v);
+        rc = answer_anchors(r, &a);
     }
     if (rc || a.failed) {
         rc = rc ? rc : TSYNC_ENOMEM;
@@ -605,17 +643,18 @@ static int answer(void *ctx, const void *qv, size_t n, void **out, size_t *n_out
     return 0;
 }
 
-/* Process 0's question q to edge q->ei's process: *rd its answer's values (free
+/* Process 0's question q (n bytes) to process `to`: *rd its answer's values (free
  * *buf), or the failure, reported. */
-static int ask(struct tsync__run *r, const struct question *q, void **buf, struct reading *rd)
+static int ask(struct tsync__run *r, uint32_t to, const void *q, size_t n, void **buf,
+               struct reading *rd)
 {
-    size_t n = 0;
+    size_t n_a = 0;
     int64_t rc = 0;
-    int e = r->tr->ask(r->tr->arg, (uint32_t)(q->ei % r->tr->n_ranks), q, sizeof(*q), buf, &n);
+    int e = r->tr->ask(r->tr->arg, to, q, n, buf, &n_a);
     if (e)
         return tsync__fail(r->ctx, e, "estimate: asking another process failed");
     rd->p = *buf;
-    rd->end = rd->p + n;
+    rd->end = rd->p + n_a;
     if (get(rd, &rc, sizeof(rc)) || rc)
         return tsync__fail(r->ctx, TSYNC_EIO, "%s", TSYNC_OTHERS_FAILED);
     return 0;
@@ -627,12 +666,18 @@ static int short_answer(struct tsync__run *r)
     return tsync__fail(r->ctx, TSYNC_EIO, "estimate: another process answered short");
 }
 
+/* The process that holds edge ei's pair. */
+static uint32_t owner(const struct tsync__run *r, size_t ei)
+{
+    return (uint32_t)(ei % r->tr->n_ranks);
+}
+
 int tsync__parts_ask_fit(struct tsync__run *r, uint32_t d, uint32_t ei, struct tsync__fit_sum *out)
 {
     struct question q = { ASK_FIT, d, ei, 0, 0 };
     struct reading rd = { NULL, NULL };
     void *buf = NULL;
-    int rc = ask(r, &q, &buf, &rd);
+    int rc = ask(r, owner(r, ei), &q, sizeof(q), &buf, &rd);
     if (rc == 0 && get(&rd, out, sizeof(*out)))
         rc = short_answer(r);
     free(buf);
@@ -646,9 +691,10 @@ int tsync__parts_ask_pwl(struct tsync__run *r, uint32_t d, uint32_t ei, tsync_ti
     struct reading rd = { NULL, NULL };
     void *buf = NULL;
     uint64_t k = 0;
-    int rc = ask(r, &q, &buf, &rd);
+    int rc = ask(r, owner(r, ei), &q, sizeof(q), &buf, &rd);
     if (rc == 0 && (get(&rd, from, sizeof(*from)) || get(&rd, to, sizeof(*to)) ||
-                    get(&rd, &k, sizeof(k)) || (uint64_t)(rd.end - rd.p) != k * (2 * sizeof(tsync_time) + sizeof(double))))
+                    get(&rd, &k, sizeof(k)) ||
+                    (uint64_t)(rd.end - rd.p) != k * (2 * sizeof(tsync_time) + sizeof(double))))
         rc = short_answer(r);
     if (rc == 0 && k && tsync__pwl_alloc(out, (size_t)k))
         rc = tsync__oom(r->ctx);
@@ -662,35 +708,54 @@ int tsync__parts_ask_pwl(struct tsync__run *r, uint32_t d, uint32_t ei, tsync_ti
     return rc;
 }
 
-int tsync__parts_ask_error(struct tsync__run *r, size_t ei, tsync_time from, tsync_time to,
-                           double *w)
+int tsync__parts_ask_errors(struct tsync__run *r, const tsync_time *lo, const tsync_time *hi,
+                            double *w)
 {
-    struct question q = { ASK_ERROR, 0, ei, from, to };
-    struct reading rd = { NULL, NULL };
-    void *buf = NULL;
-    int rc = ask(r, &q, &buf, &rd);
-    if (rc == 0 && get(&rd, w, sizeof(*w)))
-        rc = short_answer(r);
-    free(buf);
+    struct question q = { ASK_ERRORS, 0, 0, 0, 0 };
+    struct answer qa = { NULL, 0, 0, 0 };
+    size_t nd = r->g.n_domains;
+    int rc = 0;
+    put(&qa, &q, sizeof(q));
+    put(&qa, lo, nd * sizeof(*lo));
+    put(&qa, hi, nd * sizeof(*hi));
+    if (qa.failed)
+        rc = tsync__oom(r->ctx);
+    for (uint32_t p = 1; rc == 0 && p < r->tr->n_ranks && p < r->g.n_edges; p++) {
+        struct reading rd = { NULL, NULL };
+        void *buf = NULL;
+        if ((rc = ask(r, p, qa.p, qa.n, &buf, &rd)) == 0)
+            for (size_t i = p; rc == 0 && i < r->g.n_edges; i += r->tr->n_ranks)
+                if (tsync__pair_of(&r->g.e[i])->sum.pieces && get(&rd, &w[i], sizeof(w[i])))
+                    rc = short_answer(r);
+        free(buf);
+    }
+    free(qa.p);
     return rc;
 }
 
-int tsync__parts_ask_anchors(struct tsync__run *r, size_t ei, struct tsync__anchors *an)
+int tsync__parts_ask_anchors(struct tsync__run *r, struct tsync__anchors *an)
 {
-    struct question q = { ASK_ANCHORS, 0, ei, 0, 0 };
-    struct reading rd = { NULL, NULL };
-    void *buf = NULL;
-    uint64_t k = 0;
-    int rc = ask(r, &q, &buf, &rd);
-    if (rc == 0 && (get(&rd, &k, sizeof(k)) || (uint64_t)(rd.end - rd.p) != k * sizeof(*an->v)))
-        rc = short_answer(r);
-    if (rc == 0 && k && !(an->v = malloc((size_t)k * sizeof(*an->v))))
-        rc = tsync__oom(r->ctx);
-    if (rc == 0 && k) {
-        an->n = an->cap = (size_t)k;
-        get(&rd, an->v, an->n * sizeof(*an->v));
+    struct question q = { ASK_ANCHORS, 0, 0, 0, 0 };
+    int rc = 0;
+    for (uint32_t p = 1; rc == 0 && p < r->tr->n_ranks && p < r->g.n_edges; p++) {
+        struct reading rd = { NULL, NULL };
+        void *buf = NULL;
+        if ((rc = ask(r, p, &q, sizeof(q), &buf, &rd)) == 0)
+            for (size_t i = p; rc == 0 && i < r->g.n_edges; i += r->tr->n_ranks) {
+                uint64_t k;
+                if (!tsync__est_anchored(r, i))
+                    continue;
+                if (get(&rd, &k, sizeof(k)) || (uint64_t)(rd.end - rd.p) < k * sizeof(*an[i].v))
+                    rc = short_answer(r);
+                else if (k && !(an[i].v = malloc((size_t)k * sizeof(*an[i].v))))
+                    rc = tsync__oom(r->ctx);
+                else if (k) {
+                    an[i].n = an[i].cap = (size_t)k;
+                    get(&rd, an[i].v, an[i].n * sizeof(*an[i].v));
+                }
+            }
+        free(buf);
     }
-    free(buf);
     return rc;
 }
 

@@ -71,23 +71,28 @@ double tsync__est_pair_error_over(const struct tsync__pair_fit *fit, tsync_time 
  *   up_pwl      the tree's pair functions (tsync__pair_fn; ctx is the run): d's
  *               toward its parent, with the bounds the open slopes and the envelope
  *               allow
- *   error_over  the largest bound of edge ei's function over [from, to] of its lo's
- *               clock: *w
- *   anchors     of every bounded edge for the global least squares (an[] of
- *               r->g.n_edges): the ends of its pieces, and those of both domains'
- *               events where the pair extrapolates to them; the caller frees every
- *               an[i].v */
+ *   errors_over the largest bound of every edge's function over [lo[d], hi[d]] of
+ *               its lo domain d's clock: w[] of r->g.n_edges (edges without pieces
+ *               left as they are)
+ *   anchors     of every bounded edge with pieces (tsync__est_anchored) for the
+ *               global least squares (an[] of r->g.n_edges): the ends of its
+ *               pieces, and those of both domains' events where the pair
+ *               extrapolates to them; the caller frees every an[i].v */
 int tsync__est_tree_fit(struct tsync__run *r, uint32_t d, uint32_t ei);
 int tsync__est_up_pwl(void *ctx, uint32_t d, tsync_time *from, tsync_time *to,
                       struct tsync__pwl *out);
-int tsync__est_error_over(struct tsync__run *r, size_t ei, tsync_time from, tsync_time to,
-                          double *w);
+int tsync__est_errors_over(struct tsync__run *r, const tsync_time *lo, const tsync_time *hi,
+                           double *w);
 int tsync__est_anchors(struct tsync__run *r, struct tsync__anchors *an);
-/* The same, of a pair held here (the owner's answers, parts.c): tree_fit's summary,
- * up_pwl's function of d toward the other end of edge ei, anchors of edge ei. */
+int tsync__est_anchored(const struct tsync__run *r, size_t ei);
+/* The same, of the pairs held here (the owner's answers, parts.c): tree_fit's
+ * summary, up_pwl's function of d toward the other end of edge ei, errors_over's
+ * of every edge held here, anchors of edge ei. */
 int tsync__est_fit_held(struct tsync__run *r, uint32_t d, uint32_t ei, struct tsync__fit_sum *out);
 int tsync__est_pwl_held(struct tsync__run *r, uint32_t d, uint32_t ei, tsync_time *from,
                         tsync_time *to, struct tsync__pwl *out);
+int tsync__est_errors_held(const struct tsync__run *r, const tsync_time *lo, const tsync_time *hi,
+                           double *w);
 int tsync__est_anchors_held(const struct tsync__run *r, size_t ei, struct tsync__anchors *an);
 
 /* ---- parts.c: the pairs held by several processes -------------------------------------- */
@@ -112,13 +117,15 @@ int tsync__parts_gather(struct tsync__run *r);
 int tsync__parts_serve(struct tsync__run *r);
 /* *out: process 0's maps (r->e's, taken there) on every process. */
 int tsync__parts_maps(tsync_map_set **out, struct tsync__run *r);
-/* The questions above, asked of the process that holds edge ei's pair. */
+/* The questions above, asked of the process that holds edge ei's pair; those of
+ * every edge (errors, anchors) of every other process, one question each, for
+ * the edges held elsewhere. */
 int tsync__parts_ask_fit(struct tsync__run *r, uint32_t d, uint32_t ei, struct tsync__fit_sum *out);
 int tsync__parts_ask_pwl(struct tsync__run *r, uint32_t d, uint32_t ei, tsync_time *from,
                          tsync_time *to, struct tsync__pwl *out);
-int tsync__parts_ask_error(struct tsync__run *r, size_t ei, tsync_time from, tsync_time to,
-                           double *w);
-int tsync__parts_ask_anchors(struct tsync__run *r, size_t ei, struct tsync__anchors *an);
+int tsync__parts_ask_errors(struct tsync__run *r, const tsync_time *lo, const tsync_time *hi,
+                            double *w);
+int tsync__parts_ask_anchors(struct tsync__run *r, struct tsync__anchors *an);
 
 /* Shortest-path trees from the references under the edges' current weights: each
  * domain's parent, edge and pair function toward its parent. 0 or TSYNC_ENOMEM. */
