@@ -5,12 +5,13 @@
 # second per process and peak memory of each process (minus that of an MPI process
 # that does nothing, the runtime's own), on PROCS processes (default 1 2 4); the
 # replay's exchanges and reductions for the scaling model of the README. Every
-# output is checked to be the serial one.
+# output is checked to be the serial one. CMDS chooses the commands (default clc sync).
 # Usage: run.sh BUILD_DIR [EVENTS]
 set -eu
 build=$1
 events=${2:-${BENCH_EVENTS:-4000000}}
 procs=${PROCS:-1 2 4}
+cmds=${CMDS:-clc sync}
 work="$build/bench-work/replay"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 rm -rf "$work"
@@ -56,6 +57,10 @@ replay() {
     done
 }
 
-replay clc --no-presync
-replay sync
+for cmd in $cmds; do
+    case $cmd in
+    clc) replay clc --no-presync ;;
+    *) replay "$cmd" ;;
+    esac
+done
 rm -rf "$work"

@@ -64,25 +64,9 @@ uint64_t tsync__clc_message_id(const struct clc *c, size_t i)
     return c->t->message_ids ? c->t->message_ids[i] : i;
 }
 
-/* The message of index `id` held here (message_ids ascend). */
-static size_t message_of(const struct clc *c, uint64_t id)
-{
-    size_t lo = 0, hi = c->t->n_messages;
-    if (!c->t->message_ids)
-        return (size_t)id;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->t->message_ids[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 size_t tsync__clc_replay_entry(const struct clc *c, uint64_t id)
 {
-    const struct tsync_message *m = &c->t->messages[message_of(c, id)];
+    const struct tsync_message *m = &c->t->messages[tsync__message_at(c->t, id)];
     size_t k = tsync__clc_list_seek(&c->recvs, m->recv_loc, m->recv_idx);
     /* Another receive at the same event (a mis-matched trace): the one of this send. */
     while (c->recvs.id[k] != m->send_loc || c->recvs.val[k] != m->send_idx)
@@ -193,7 +177,7 @@ int tsync__clc_replay_backward(struct clc *c)
         for (size_t i = 0; i < n_in; i++) {
             uint64_t k = in[i].key & ~CLC_KEY_KIND;
             if ((in[i].key & CLC_KEY_KIND) == CLC_KEY_RECV)
-                c->recv_lc[message_of(c, k)] = in[i].value;
+                c->recv_lc[tsync__message_at(c->t, k)] = in[i].value;
             else
                 c->mval[k] = in[i].value;
         }

@@ -1,6 +1,8 @@
 /* estimate.c - tsync_estimate_run: samples, pairwise estimates, the graph of
  * domains, references, composed maps, busy periods, shifts and the result. The
- * stages are in their own files (see run.h); this one only runs them in order.
+ * stages are in their own files (see run.h); this one only runs them in order, on
+ * one process or, with parts.c between them, on several that hold the trace in
+ * parts (tsync__estimate_run_part).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +65,7 @@ static int alloc_run(struct tsync__run *r)
 }
 
 /* First and last event time of every domain (first > last when it has none), from
- * its locations' events or, read as message lists, their extents. */
+ * its locations' events held here or, read as message lists, their extents. */
 static void event_ranges(struct tsync__run *r)
 {
     const struct tsync_trace *t = r->t;
@@ -75,7 +77,7 @@ static void event_ranges(struct tsync__run *r)
         const struct tsync_location *l = &t->locations[i];
         const struct tsync_extent *x = t->extents ? &t->extents[i] : NULL;
         tsync_time first, last;
-        if (!(x ? x->events : l->n_events) || l->domain >= t->n_domains)
+        if (!(x ? x->events : l->n_events) || l->domain >= t->n_domains || !tsync__held(t, i))
             continue;
         first = x ? x->first : l->time[0];
         last = x ? x->last : l->time[l->n_events - 1];
@@ -117,6 +119,90 @@ int tsync__estimate_takes_lists(const tsync_estimate_opts *opts)
     return est && !(est->needs & TSYNC__NEEDS_EXCHANGES);
 }
 
+/* The run's options and what it holds, before the samples: *so the samples'
+ * options; r->e the result being made. Takes `lists` (n of them) where t was read as
+ * message lists (freed on failure). 0 or a negative TSYNC_E* code (run_free and
+ * tsync_estimate_free clean up). */
+static int setup(struct tsync__run *r, struct tsync__sample_opts *so, const tsync_trace *t,
+                 struct tsync_message_list *lists, size_t n_lists, const tsync_estimate_opts *opts,
+                 tsync_ctx *ctx)
+{
+    tsync_estimate *e;
+    int rc;
+
+    memset(r, 0, sizeof(*r));
+    memset(so, 0, sizeof(*so));
+    r->t = t;
+    r->ctx = ctx;
+    r->lists = lists;
+    r->n_lists = n_lists;
+    if ((rc = tsync__est_check_opts(r, opts, so)))
+        return rc;
+    if (!(e = r->e = calloc(1, sizeof(*e))))
+        return tsync__oom(ctx);
+    e->opts = *opts;
+    e->opts.reference = NULL;
+    e->opts.latency_file = NULL;  /* borrowed by the run only */
+    e->opts.reference_rule = opts->version >= 2 ? opts->reference_rule : TSYNC_REFERENCE_AUTO;
+    e->opts.max_wander = opts->version >= 2 ? opts->max_wander : 1e-8;
+    e->reference_given = r->forced != TSYNC__NONE;
+    e->resolution = t->timer_resolution;
+    e->latency_pairs = (uint32_t)so->lat.n;
+    e->n_domains = t->n_domains;
+    r->est = tsync__estimator_for(opts->estimator);
+    if ((rc = alloc_run(r)) || (rc = tsync__est_time_base(r, opts)) ||
+        (rc = tsync_map_set_new_empty(&e->maps, t, ctx)))
+        return rc;
+    return location_spans(r) ? tsync__oom(ctx) : 0;
+}
+
+/* The pairs, their samples collected: fitted (those held here), the graph linked. */
+static int fit(struct tsync__run *r)
+{
+    if (!r->est) {                    /* estimator none: nothing relates the domains */
+        for (size_t i = 0; i < r->g.n_edges; i++)
+            tsync__pair_free(r->g.e[i].pair);
+        r->g.n_edges = 0;
+    }
+    if (tsync__graph_link(&r->g) || !(r->cuts = calloc(r->g.n_edges ? r->g.n_edges : 1, 1)) ||
+        !(r->rfit = calloc(r->g.n_edges ? r->g.n_edges : 1, sizeof(*r->rfit))) ||
+        !(r->rdone = calloc(r->g.n_edges ? r->g.n_edges : 1, 1)) ||
+        (r->est && tsync__est_fit_edges(r)))
+        return tsync__oom(r->ctx);
+    return 0;
+}
+
+/* From the pairs' weights to the result: references, trees, maps, busy periods,
+ * the global least squares, shifts, warnings. */
+static int compose(struct tsync__run *r)
+{
+    tsync_estimate *e = r->e;
+    int rc;
+    e->n_comp = r->g.n_comp;
+    if (!(e->comp_ref = malloc((e->n_comp ? e->n_comp : 1) * sizeof(*e->comp_ref))) ||
+        !(e->comp_shift = calloc(e->n_comp ? e->n_comp : 1, sizeof(*e->comp_shift))) ||
+        !(e->comp_how = calloc(e->n_comp ? e->n_comp : 1, sizeof(*e->comp_how))))
+        return tsync__oom(r->ctx);
+    if ((rc = tsync__choose_references(&r->g, r->forced, r->base, e->comp_ref)) ||
+        (rc = tsync__est_build_tree(r, e->comp_ref)))
+        goto out;
+    for (uint32_t c = 0; c < e->n_comp; c++)
+        e->comp_how[c] = e->comp_ref[c] == r->forced ? TSYNC__REF_GIVEN
+                       : e->comp_ref[c] == r->base   ? r->base_how
+                                                     : TSYNC__REF_AUTO;
+    if ((rc = tsync__est_compose(r, r->ev_first, r->ev_last, r->maps)) ||
+        (rc = tsync__est_compose_periods(r, e->comp_ref)) ||
+        (e->opts.global_lsq && (rc = global_lsq(r))) || (rc = tsync__est_shift_components(r)))
+        goto out;
+    if ((rc = tsync__est_fill_result(r)))
+        return rc;
+    tsync__est_warn(r);
+    tsync__progress(r->ctx, "estimate pairs", r->g.n_edges, r->g.n_edges);
+out:
+    /* The stages say only ENOMEM; another process's failure was reported. */
+    return rc == TSYNC_ENOMEM ? tsync__oom(r->ctx) : rc;
+}
+
 /* tsync_estimate_run, taking `lists` (n of them) where t was read as message lists. */
 static int run(tsync_estimate **out, const tsync_trace *t, struct tsync_message_list *lists,
                size_t n_lists, const tsync_estimate_opts *opts, tsync_ctx *ctx)
@@ -124,91 +210,57 @@ static int run(tsync_estimate **out, const tsync_trace *t, struct tsync_message_
     static const tsync_estimate_opts defaults = TSYNC_ESTIMATE_OPTS_INIT;
     struct tsync__sample_opts so;
     struct tsync__run r;
-    tsync_estimate *e;
     int rc;
 
     if (!out || !t) {
         tsync__message_lists_free(lists, n_lists);
         return tsync__fail(ctx, TSYNC_EINVAL, "estimate: no trace");
     }
-    if (!opts)
-        opts = &defaults;
-    memset(&r, 0, sizeof(r));
-    memset(&so, 0, sizeof(so));
-    r.t = t;
-    r.ctx = ctx;
-    r.lists = lists;
-    r.n_lists = n_lists;
-    if ((rc = tsync__est_check_opts(&r, opts, &so))) {
-        tsync__message_lists_free(lists, n_lists);
+    if ((rc = setup(&r, &so, t, lists, n_lists, opts ? opts : &defaults, ctx)) == 0) {
+        rc = tsync__collect_samples(&r.g, t, r.lists, r.n_lists, &so, &r.intra);
+        r.lists = NULL;               /* taken, also on failure */
+        if (rc)
+            rc = tsync__oom(ctx);
+    }
+    if (rc == 0) {
+        event_ranges(&r);
+        if ((rc = fit(&r)) == 0)
+            rc = compose(&r);
+    }
+    run_free(&r);
+    tsync__latency_free(&so.lat);
+    if (rc) {
+        tsync_estimate_free(r.e);
         return rc;
     }
-    if (!(e = r.e = calloc(1, sizeof(*e)))) {
-        tsync__latency_free(&so.lat);
-        tsync__message_lists_free(lists, n_lists);
-        return tsync__oom(ctx);
-    }
-    e->opts = *opts;
-    e->opts.reference = NULL;
-    e->opts.latency_file = NULL;  /* borrowed by the run only */
-    e->opts.reference_rule = opts->version >= 2 ? opts->reference_rule : TSYNC_REFERENCE_AUTO;
-    e->opts.max_wander = opts->version >= 2 ? opts->max_wander : 1e-8;
-    e->reference_given = r.forced != TSYNC__NONE;
-    e->resolution = t->timer_resolution;
-    e->latency_pairs = (uint32_t)so.lat.n;
-    e->n_domains = t->n_domains;
-    r.est = tsync__estimator_for(opts->estimator);
-
-    if ((rc = alloc_run(&r)) || (rc = tsync__est_time_base(&r, opts)) ||
-        (rc = tsync_map_set_new_empty(&e->maps, t, ctx)))
-        goto fail;
-    if ((rc = location_spans(&r)))
-        goto oom;
-    rc = tsync__collect_samples(&r.g, t, r.lists, r.n_lists, &so, &r.intra);
-    r.lists = NULL;                   /* taken, also on failure */
-    if (rc)
-        goto oom;
-    if (!r.est) {                     /* estimator none: nothing relates the domains */
-        for (size_t i = 0; i < r.g.n_edges; i++)
-            tsync__pair_free(r.g.e[i].pair);
-        r.g.n_edges = 0;
-    }
-    event_ranges(&r);
-    if ((rc = tsync__graph_link(&r.g)) || !(r.cuts = calloc(r.g.n_edges ? r.g.n_edges : 1, 1)) ||
-        (r.est && (rc = tsync__est_fit_edges(&r))))
-        goto oom;
-    e->n_comp = r.g.n_comp;
-    if (!(e->comp_ref = malloc((e->n_comp ? e->n_comp : 1) * sizeof(*e->comp_ref))) ||
-        !(e->comp_shift = calloc(e->n_comp ? e->n_comp : 1, sizeof(*e->comp_shift))) ||
-        !(r.rfit = calloc(r.g.n_edges ? r.g.n_edges : 1, sizeof(*r.rfit))) ||
-        !(r.rdone = calloc(r.g.n_edges ? r.g.n_edges : 1, 1)) ||
-        !(e->comp_how = calloc(e->n_comp ? e->n_comp : 1, sizeof(*e->comp_how))) ||
-        (rc = tsync__choose_references(&r.g, r.forced, r.base, e->comp_ref)) ||
-        (rc = tsync__est_build_tree(&r, e->comp_ref)))
-        goto oom;
-    for (uint32_t c = 0; c < e->n_comp; c++)
-        e->comp_how[c] = e->comp_ref[c] == r.forced ? TSYNC__REF_GIVEN
-                       : e->comp_ref[c] == r.base   ? r.base_how
-                                                    : TSYNC__REF_AUTO;
-    if ((rc = tsync__est_compose(&r, r.ev_first, r.ev_last, r.maps)) ||
-        (rc = tsync__est_compose_periods(&r, e->comp_ref)))
-        goto oom;
-    if ((opts->global_lsq && (rc = global_lsq(&r))) || (rc = tsync__est_shift_components(&r)))
-        goto oom;
-    if ((rc = tsync__est_fill_result(&r)))
-        goto fail;
-    tsync__est_warn(&r);
-    tsync__progress(ctx, "estimate pairs", r.g.n_edges, r.g.n_edges);
-    run_free(&r);
-    tsync__latency_free(&so.lat);
-    *out = e;
+    *out = r.e;
     return 0;
-oom:
-    rc = tsync__oom(ctx);
-fail:
+}
+
+int tsync__estimate_run_part(tsync_map_set **out, const tsync_trace *t,
+                             const tsync_estimate_opts *opts,
+                             const struct tsync__est_transport *tr, tsync_ctx *ctx)
+{
+    static const tsync_estimate_opts defaults = TSYNC_ESTIMATE_OPTS_INIT;
+    struct tsync__sample_opts so;
+    struct tsync__run r;
+    int rc;
+
+    *out = NULL;
+    rc = tsync__parts_agree(tr, setup(&r, &so, t, NULL, 0, opts ? opts : &defaults, ctx), ctx);
+    r.tr = tr;
+    if (rc == 0 && (rc = tsync__parts_collect(&r, &so)) == 0) {
+        event_ranges(&r);
+        if ((rc = tsync__parts_ranges(&r)) == 0 &&
+            (rc = tsync__parts_agree(tr, fit(&r), ctx)) == 0 &&
+            (rc = tsync__parts_gather(&r)) == 0)
+            rc = tr->rank == 0 ? tr->done(tr->arg, compose(&r)) : tsync__parts_serve(&r);
+    }
+    if (rc == 0)
+        rc = tsync__parts_maps(out, &r);
     run_free(&r);
     tsync__latency_free(&so.lat);
-    tsync_estimate_free(e);
+    tsync_estimate_free(r.e);
     return rc;
 }
 

@@ -159,8 +159,16 @@ static double pair_error(const struct tsync__run *r, const struct tsync__edge *e
     return tsync__est_pair_error_over(&tsync__pair_of(e)->fit, from, to);
 }
 
-/* Estimates every pair with the lower domain's clock as x; its weight is its
- * error over both domains' events. */
+/* What the graph's stages read of fit. */
+static struct tsync__fit_sum fit_sum(const struct tsync__pair_fit *fit)
+{
+    struct tsync__fit_sum s = { fit->stats.samples, fit->stats.dropped, fit->rejected,
+                                (uint32_t)fit->pieces.n };
+    return s;
+}
+
+/* Estimates every pair held here with the lower domain's clock as x; its weight is
+ * its error over both domains' events. */
 int tsync__est_fit_edges(struct tsync__run *r)
 {
     for (size_t i = 0; i < r->g.n_edges; i++) {
@@ -168,8 +176,11 @@ int tsync__est_fit_edges(struct tsync__run *r)
         struct tsync__pair *pair = tsync__pair_of(e);
         double worst = 0;
         int rc;
+        if (tsync__parts_remote(r, i))
+            continue;
         if ((rc = fit_with_cuts(r, i, &pair->s, &pair->fit, 1)))
             return rc;
+        pair->sum = fit_sum(&pair->fit);
         /* One-sided pieces among two-sided ones (a last message that crossed the
          * hulls) take their bound from their neighbours (tsync__pwl_open_bounds): the
          * pair is a fallback only where every piece sees one direction. */
@@ -196,8 +207,9 @@ int tsync__est_fit_edges(struct tsync__run *r)
     return 0;
 }
 
-int tsync__est_up_fit(struct tsync__run *r, uint32_t d, uint32_t ei,
-                      const struct tsync__pair_fit **out)
+/* The fit of edge ei (held here) with domain d's clock as x (re-done from hi's
+ * side once per edge). */
+static int up_fit(struct tsync__run *r, uint32_t d, uint32_t ei, const struct tsync__pair_fit **out)
 {
     struct tsync__edge *e = &r->g.e[ei];
     struct tsync__pair *pair = tsync__pair_of(e);
@@ -221,12 +233,30 @@ int tsync__est_up_fit(struct tsync__run *r, uint32_t d, uint32_t ei,
     return 0;
 }
 
-int tsync__est_up_pwl(void *ctx, uint32_t d, tsync_time *from, tsync_time *to,
-                      struct tsync__pwl *out)
+int tsync__est_fit_held(struct tsync__run *r, uint32_t d, uint32_t ei, struct tsync__fit_sum *out)
 {
-    const struct tsync__pair_fit *fit = ((struct tsync__run *)ctx)->up[d];
+    const struct tsync__pair_fit *fit;
+    int rc = up_fit(r, d, ei, &fit);
+    if (rc == 0)
+        *out = fit_sum(fit);
+    return rc;
+}
+
+int tsync__est_tree_fit(struct tsync__run *r, uint32_t d, uint32_t ei)
+{
+    if (tsync__parts_remote(r, ei))
+        return tsync__parts_ask_fit(r, d, ei, &r->up[d]);
+    return tsync__est_fit_held(r, d, ei, &r->up[d]);
+}
+
+int tsync__est_pwl_held(struct tsync__run *r, uint32_t d, uint32_t ei, tsync_time *from,
+                        tsync_time *to, struct tsync__pwl *out)
+{
+    const struct tsync__pair_fit *fit;
     int rc;
-    if (!fit || fit->pieces.n == 0)
+    if ((rc = up_fit(r, d, ei, &fit)))
+        return rc;
+    if (fit->pieces.n == 0)
         return 0;
     if (*from > *to) {
         *from = fit->pieces.v[0].x_first;
@@ -236,6 +266,38 @@ int tsync__est_up_pwl(void *ctx, uint32_t d, tsync_time *from, tsync_time *to,
         return rc;
     tsync__pwl_open_bounds(fit, out);
     return tsync__envelope_bound(fit, out);
+}
+
+int tsync__est_up_pwl(void *ctx, uint32_t d, tsync_time *from, tsync_time *to,
+                      struct tsync__pwl *out)
+{
+    struct tsync__run *r = ctx;
+    uint32_t ei = r->parent_edge[d];
+    if (tsync__parts_remote(r, ei))
+        return tsync__parts_ask_pwl(r, d, ei, from, to, out);
+    return tsync__est_pwl_held(r, d, ei, from, to, out);
+}
+
+int tsync__est_errors_held(const struct tsync__run *r, const tsync_time *lo, const tsync_time *hi,
+                           double *w)
+{
+    for (size_t i = 0; i < r->g.n_edges; i++) {
+        const struct tsync__edge *e = &r->g.e[i];
+        if (tsync__parts_remote(r, i) || !tsync__pair_of(e)->sum.pieces)
+            continue;
+        if ((w[i] = tsync__est_pair_error_over(&tsync__pair_of(e)->fit, lo[e->lo], hi[e->lo])) < 0)
+            return TSYNC_ENOMEM;
+    }
+    return 0;
+}
+
+int tsync__est_errors_over(struct tsync__run *r, const tsync_time *lo, const tsync_time *hi,
+                           double *w)
+{
+    int rc = tsync__est_errors_held(r, lo, hi, w);
+    if (rc == 0 && r->tr)
+        rc = tsync__parts_ask_errors(r, lo, hi, w);
+    return rc;
 }
 
 /* ---- anchors of the global least squares ------------------------------------------------ */
@@ -269,12 +331,12 @@ static int anchor(struct tsync__anchors *an, const struct tsync__pair_fit *fit, 
     return TSYNC_PUSH(an->v, an->n, an->cap, a) ? TSYNC_ENOMEM : 0;
 }
 
-/* The anchors of a bounded edge e: at the ends of each piece, and at the ends of
- * both domains' events (in lo's clock), where the maps are used, but only where the
+/* The anchors of a bounded edge: at the ends of each piece, and at the ends of both
+ * domains' events (in lo's clock), where the maps are used, but only where the
  * pair extrapolates to them: near the samples the ends add nothing. */
-static int edge_anchors(const struct tsync__run *r, const struct tsync__edge *e,
-                        struct tsync__anchors *an)
+int tsync__est_anchors_held(const struct tsync__run *r, size_t ei, struct tsync__anchors *an)
 {
+    const struct tsync__edge *e = &r->g.e[ei];
     const struct tsync__pair_fit *fit = &tsync__pair_of(e)->fit;
     const struct tsync__pieces *ps = &fit->pieces;
     tsync_time first = ps->v[0].x_first, last = ps->v[ps->n - 1].x_last, ends[4], margin;
@@ -300,14 +362,19 @@ static int edge_anchors(const struct tsync__run *r, const struct tsync__edge *e,
     return rc;
 }
 
-int tsync__est_anchors(const struct tsync__run *r, struct tsync__anchors *an)
+int tsync__est_anchored(const struct tsync__run *r, size_t ei)
+{
+    const struct tsync__edge *e = &r->g.e[ei];
+    return e->kind == TSYNC_BOUND_BOUNDED && tsync__pair_of(e)->sum.pieces;
+}
+
+int tsync__est_anchors(struct tsync__run *r, struct tsync__anchors *an)
 {
     for (size_t i = 0; i < r->g.n_edges; i++) {
-        const struct tsync__edge *e = &r->g.e[i];
         int rc;
-        if (e->kind == TSYNC_BOUND_BOUNDED && tsync__pair_of(e)->fit.pieces.n &&
-            (rc = edge_anchors(r, e, &an[i])))
+        if (!tsync__parts_remote(r, i) && tsync__est_anchored(r, i) &&
+            (rc = tsync__est_anchors_held(r, i, &an[i])))
             return rc;
     }
-    return 0;
+    return r->tr ? tsync__parts_ask_anchors(r, an) : 0;
 }

@@ -14,24 +14,19 @@
  * every domain's map over the period (lo[d], hi[d]: its ends on d's clock) into out[]. */
 static int compose_period(struct tsync__run *r, const uint32_t *comp_ref,
                           const struct tsync__epoch *ep, tsync_time *lo, tsync_time *hi,
-                          struct tsync__pwl *out)
+                          double *w, struct tsync__pwl *out)
 {
     int rc;
     for (uint32_t d = 0; d < r->g.n_domains; d++) {
         lo[d] = tsync__pwl_inverse(&r->maps[d], ep->from);
         hi[d] = tsync__pwl_inverse(&r->maps[d], ep->to);
     }
-    for (size_t i = 0; i < r->g.n_edges; i++) {
-        struct tsync__edge *e = &r->g.e[i];
-        double w;
-        const struct tsync__pair_fit *fit = &tsync__pair_of(e)->fit;
-        if (!fit->pieces.n)
-            continue;
-        /* A pair with messages one way in the main phase may be bounded at MPI_Init. */
-        if ((w = tsync__est_pair_error_over(fit, lo[e->lo], hi[e->lo])) < 0)
-            return TSYNC_ENOMEM;
-        e->weight = isfinite(w) ? w / (double)r->t->timer_resolution : INFINITY;
-    }
+    /* A pair with messages one way in the main phase may be bounded at MPI_Init. */
+    if ((rc = tsync__est_errors_over(r, lo, hi, w)))
+        return rc;
+    for (size_t i = 0; i < r->g.n_edges; i++)
+        if (tsync__pair_of(&r->g.e[i])->sum.pieces)
+            r->g.e[i].weight = isfinite(w[i]) ? w[i] / (double)r->t->timer_resolution : INFINITY;
     if ((rc = tsync__est_build_tree(r, comp_ref)))
         return rc;
     return tsync__est_compose(r, lo, hi, out);
@@ -61,7 +56,7 @@ int tsync__est_compose_periods(struct tsync__run *r, const uint32_t *comp_ref)
     struct tsync__epochs ep;
     struct tsync__pwl *part = NULL;
     tsync_time *lo = NULL, *hi = NULL;
-    double *weight = NULL;
+    double *weight = NULL, *w = NULL;
     size_t busiest = 0, np;
     int rc;
 
@@ -76,8 +71,9 @@ int tsync__est_compose_periods(struct tsync__run *r, const uint32_t *comp_ref)
     lo = malloc(np * sizeof(*lo));
     hi = malloc(np * sizeof(*hi));
     weight = malloc((r->g.n_edges ? r->g.n_edges : 1) * sizeof(*weight));
+    w = malloc((r->g.n_edges ? r->g.n_edges : 1) * sizeof(*w));
     rc = TSYNC_ENOMEM;
-    if (!part || !lo || !hi || !weight)
+    if (!part || !lo || !hi || !weight || !w)
         goto out;
     for (size_t i = 0; i < r->g.n_edges; i++)
         weight[i] = r->g.e[i].weight;
@@ -86,7 +82,8 @@ int tsync__est_compose_periods(struct tsync__run *r, const uint32_t *comp_ref)
     /* The busiest period last, so that its tree is the one left for the report. */
     for (size_t j = 0; j < ep.n; j++) {
         size_t k = j + 1 == ep.n ? busiest : j < busiest ? j : j + 1;
-        if ((rc = compose_period(r, comp_ref, &ep.v[k], lo + k * nd, hi + k * nd, part + k * nd)))
+        if ((rc = compose_period(r, comp_ref, &ep.v[k], lo + k * nd, hi + k * nd, w,
+                                 part + k * nd)))
             goto out;
     }
     for (uint32_t d = 0; d < nd; d++) {
@@ -110,6 +107,7 @@ out:
     free(lo);
     free(hi);
     free(weight);
+    free(w);
     tsync__epochs_free(&ep);
     return rc;
 }

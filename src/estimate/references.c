@@ -59,10 +59,8 @@ int tsync__est_build_tree(struct tsync__run *r, const uint32_t *comp_ref)
         rc = TSYNC_ENOMEM;
         goto out;
     }
-    for (uint32_t d = 0; d < nd; d++) {
+    for (uint32_t d = 0; d < nd; d++)
         r->parent_edge[d] = r->parent[d] = TSYNC__NONE;
-        r->up[d] = NULL;
-    }
     for (uint32_t c = 0; c < r->g.n_comp; c++) {
         if ((rc = tsync__shortest_paths(&r->g, comp_ref[c], dist, pe, r->order + n_order, &got)))
             goto out;
@@ -79,7 +77,7 @@ int tsync__est_build_tree(struct tsync__run *r, const uint32_t *comp_ref)
         e = &r->g.e[r->parent_edge[d]];
         e->in_tree = 1;
         r->parent[d] = e->lo == d ? e->hi : e->lo;
-        if ((rc = tsync__est_up_fit(r, d, r->parent_edge[d], &r->up[d])))
+        if ((rc = tsync__est_tree_fit(r, d, r->parent_edge[d])))
             goto out;
     }
     /* A path over a pair whose pieces all see one direction has no two-sided bound;

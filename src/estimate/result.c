@@ -82,7 +82,7 @@ static int fill_domains(struct tsync__run *r)
         dom->component = r->g.comp[d];
         dom->reference = e->comp_ref[dom->component];
         dom->kind = domain_kind(r, d, f);
-        dom->samples = r->parent_edge[d] == TSYNC__NONE ? 0 : r->up[d]->stats.samples;
+        dom->samples = r->parent_edge[d] == TSYNC__NONE ? 0 : r->up[d].samples;
         for (uint32_t v = d; r->parent[v] != TSYNC__NONE; v = r->parent[v]) {
             const tsync_estimate_sources *s = &tsync__pair_of(&r->g.e[r->parent_edge[v]])->from;
             dom->sources.messages += s->messages;
@@ -91,7 +91,7 @@ static int fill_domains(struct tsync__run *r)
             dom->sources.offsets += s->offsets;
         }
         dom->bound_s = dom->kind == TSYNC_BOUND_EXACT ? 0 : INFINITY;
-        dom->pieces = r->up[d] ? (uint32_t)r->up[d]->pieces.n : 1;
+        dom->pieces = r->parent_edge[d] == TSYNC__NONE ? 1 : r->up[d].pieces;
         if (dom->kind == TSYNC_BOUND_ABSENT || !f->n)
             continue;
         if ((rc = make_map(r, f, dom->kind, &map)))
@@ -143,12 +143,12 @@ static int fill_edges(struct tsync__run *r)
         x->b = g->hi;
         x->weight_s = g->weight;
         x->kind = g->kind;
-        x->samples = p->fit.stats.samples;
-        x->rejected = p->fit.rejected + p->fit.stats.dropped;
-        x->pieces = (uint32_t)p->fit.pieces.n;
+        x->samples = p->sum.samples;
+        x->rejected = p->sum.rejected + p->sum.dropped;
+        x->pieces = p->sum.pieces;
         x->in_tree = g->in_tree;
         x->sources = p->from;
-        e->rejected += p->fit.rejected;
+        e->rejected += p->sum.rejected;
     }
     return 0;
 }
@@ -233,13 +233,13 @@ void tsync__est_warn(const struct tsync__run *r)
     for (size_t i = 0; i < r->g.n_edges; i++) {
         const struct tsync__edge *g = &r->g.e[i];
         const struct tsync__pair *p = tsync__pair_of(g);
-        if (p->fit.rejected)
+        if (p->sum.rejected)
             tsync__warn(r->ctx, "%s: domains \"%s\" and \"%s\": %llu of %llu samples contradict "
                         "linear clocks within the minimum segment and were left out (a message "
                         "faster than the minimum latency, a clock step, or a drift beyond "
                         "--max-drift)", r->t->path,
-                        e->names[g->lo], e->names[g->hi], (unsigned long long)p->fit.rejected,
-                        (unsigned long long)(p->fit.rejected + p->fit.stats.samples));
+                        e->names[g->lo], e->names[g->hi], (unsigned long long)p->sum.rejected,
+                        (unsigned long long)(p->sum.rejected + p->sum.samples));
         if (g->in_tree && g->kind == TSYNC_BOUND_FALLBACK)
             tsync__warn(r->ctx, "%s: domains \"%s\" and \"%s\" are related only by messages in "
                         "one direction (or samples without exchanges): an estimate without a "

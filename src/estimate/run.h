@@ -9,10 +9,12 @@
  *   periods.c     busy periods, each with its own trees
  *   shift.c       no corrected time negative
  *   result.c      the result the getters read, the warnings
+ *   parts.c       the same stages on several processes that hold the trace in parts
  */
 #ifndef TSYNC_ESTIMATE_RUN_H
 #define TSYNC_ESTIMATE_RUN_H
 
+#include "estimate/estimate_api.h"
 #include "estimate/estimate_int.h"
 #include "estimate/estimator.h"
 #include "estimate/samples.h"
@@ -34,13 +36,15 @@ struct tsync__run {
     struct tsync__pair_fit *rfit;     /* per edge: the fit from hi's side, when a path needs it */
     uint8_t *rdone;
     uint8_t *cuts;                    /* per edge: the cuts its fit makes (CUTS_...) */
-    const struct tsync__pair_fit **up;
+    struct tsync__fit_sum *up;        /* per domain: of its pair's fit toward its parent */
     uint8_t *fallback;                /* per domain: a path of some period has a FALLBACK edge */
     tsync_time *ev_first, *ev_last;
     struct tsync__spans spans;        /* every location's busy intervals (max_gap > 0) */
     struct tsync_message_list *lists; /* taken from a trace read as message lists */
     size_t n_lists;
     struct tsync__pwl *maps;
+    const struct tsync__est_transport *tr;  /* the processes holding the pairs (parts.c);
+                                             * NULL: every pair is here */
 };
 
 
@@ -52,25 +56,76 @@ int tsync__est_check_opts(struct tsync__run *r, const tsync_estimate_opts *o,
  * rule, and why in words (r->e). 0 or TSYNC_ENOMEM (reported). */
 int tsync__est_time_base(struct tsync__run *r, const tsync_estimate_opts *o);
 
-/* Fits every edge's pair with the lower domain's clock as x, and weighs the edge.
- * 0 or TSYNC_ENOMEM. */
+/* Fits every edge's pair held here with the lower domain's clock as x, and weighs
+ * the edge (its kind, weight and pair->sum). 0 or TSYNC_ENOMEM. */
 int tsync__est_fit_edges(struct tsync__run *r);
-/* The fit of edge ei with domain d's clock as x (re-done from hi's side once per
- * edge). 0 or TSYNC_ENOMEM. */
-int tsync__est_up_fit(struct tsync__run *r, uint32_t d, uint32_t ei,
-                      const struct tsync__pair_fit **out);
 /* The largest bound of a pair's function over [from, to] of its lo's clock; -1
  * when out of memory. */
 double tsync__est_pair_error_over(const struct tsync__pair_fit *fit, tsync_time from,
                                   tsync_time to);
-/* The tree's pair functions (tsync__pair_fn; ctx is the run): r->up[d]'s, with the
- * bounds the open slopes and the envelope allow. */
+
+/* What the graph's stages ask of a pair, from the process that holds it (parts.c)
+ * or here; each returns 0 or a negative TSYNC_E* code:
+ *   tree_fit    the fit of edge ei with domain d's clock as x (the other side's
+ *               done once per edge, on the samples turned round): r->up[d]
+ *   up_pwl      the tree's pair functions (tsync__pair_fn; ctx is the run): d's
+ *               toward its parent, with the bounds the open slopes and the envelope
+ *               allow
+ *   errors_over the largest bound of every edge's function over [lo[d], hi[d]] of
+ *               its lo domain d's clock: w[] of r->g.n_edges (edges without pieces
+ *               left as they are)
+ *   anchors     of every bounded edge with pieces (tsync__est_anchored) for the
+ *               global least squares (an[] of r->g.n_edges): the ends of its
+ *               pieces, and those of both domains' events where the pair
+ *               extrapolates to them; the caller frees every an[i].v */
+int tsync__est_tree_fit(struct tsync__run *r, uint32_t d, uint32_t ei);
 int tsync__est_up_pwl(void *ctx, uint32_t d, tsync_time *from, tsync_time *to,
                       struct tsync__pwl *out);
-/* The anchors of every edge for the global least squares (an[] of r->g.n_edges):
- * the ends of its pieces, and those of both domains' events where the pair
- * extrapolates to them. 0 or TSYNC_ENOMEM; the caller frees every an[i].v. */
-int tsync__est_anchors(const struct tsync__run *r, struct tsync__anchors *an);
+int tsync__est_errors_over(struct tsync__run *r, const tsync_time *lo, const tsync_time *hi,
+                           double *w);
+int tsync__est_anchors(struct tsync__run *r, struct tsync__anchors *an);
+int tsync__est_anchored(const struct tsync__run *r, size_t ei);
+/* The same, of the pairs held here (the owner's answers, parts.c): tree_fit's
+ * summary, up_pwl's function of d toward the other end of edge ei, errors_over's
+ * of every edge held here, anchors of edge ei. */
+int tsync__est_fit_held(struct tsync__run *r, uint32_t d, uint32_t ei, struct tsync__fit_sum *out);
+int tsync__est_pwl_held(struct tsync__run *r, uint32_t d, uint32_t ei, tsync_time *from,
+                        tsync_time *to, struct tsync__pwl *out);
+int tsync__est_errors_held(const struct tsync__run *r, const tsync_time *lo, const tsync_time *hi,
+                           double *w);
+int tsync__est_anchors_held(const struct tsync__run *r, size_t ei, struct tsync__anchors *an);
+
+/* ---- parts.c: the pairs held by several processes -------------------------------------- */
+
+/* Whether another process holds edge ei's pair: its index modulo the processes. */
+static inline int tsync__parts_remote(const struct tsync__run *r, size_t ei)
+{
+    return r->tr && ei % r->tr->n_ranks != r->tr->rank;
+}
+/* rc agreed with every process's: the first failure anywhere fails every process
+ * (rc kept where it failed; the others get TSYNC_OTHERS_FAILED). */
+int tsync__parts_agree(const struct tsync__est_transport *tr, int rc, tsync_ctx *ctx);
+/* The samples of every pair held here (r->g gets every process's pairs, with their
+ * sources summed, r->intra the messages inside domains of all). */
+int tsync__parts_collect(struct tsync__run *r, const struct tsync__sample_opts *so);
+/* r->ev_first and r->ev_last over every process's events. */
+int tsync__parts_ranges(struct tsync__run *r);
+/* Process 0 gets the kind, weight and summary of every pair fitted elsewhere, and
+ * every location's busy intervals. */
+int tsync__parts_gather(struct tsync__run *r);
+/* Every process but 0: answers its questions until it is done; its result. */
+int tsync__parts_serve(struct tsync__run *r);
+/* *out: process 0's maps (r->e's, taken there) on every process. */
+int tsync__parts_maps(tsync_map_set **out, struct tsync__run *r);
+/* The questions above, asked of the process that holds edge ei's pair; those of
+ * every edge (errors, anchors) of every other process, one question each, for
+ * the edges held elsewhere. */
+int tsync__parts_ask_fit(struct tsync__run *r, uint32_t d, uint32_t ei, struct tsync__fit_sum *out);
+int tsync__parts_ask_pwl(struct tsync__run *r, uint32_t d, uint32_t ei, tsync_time *from,
+                         tsync_time *to, struct tsync__pwl *out);
+int tsync__parts_ask_errors(struct tsync__run *r, const tsync_time *lo, const tsync_time *hi,
+                            double *w);
+int tsync__parts_ask_anchors(struct tsync__run *r, struct tsync__anchors *an);
 
 /* Shortest-path trees from the references under the edges' current weights: each
  * domain's parent, edge and pair function toward its parent. 0 or TSYNC_ENOMEM. */

@@ -181,7 +181,7 @@ int tsync__sort_points(struct tsync__pt *v, size_t n)
     return 0;
 }
 
-static int sort_pair(struct tsync__pair_samples *s)
+int tsync__pair_samples_sort(struct tsync__pair_samples *s)
 {
     if (tsync__sort_points(s->above, s->n_above) || tsync__sort_points(s->below, s->n_below))
         return TSYNC_ENOMEM;
@@ -209,7 +209,7 @@ int tsync__pair_samples_reflect(struct tsync__pair_samples *s)
         s->exch[i].x = s->exch[i].y;
         s->exch[i].y = x;
     }
-    return sort_pair(s);
+    return tsync__pair_samples_sort(s);
 }
 
 /* ---- collecting ---------------------------------------------------------------------- */
@@ -224,7 +224,20 @@ struct collector {
     size_t n_margins;
     int64_t unknown_err;         /* err of a ClockOffset record with stddev 0, ticks */
     int64_t trip_err;            /* what the trace's round trips say, ticks (0: none) */
+    struct tsync__intra *intra;
+    struct tsync__sample_part *part;  /* one process's part (parts.c), else NULL */
+    uint64_t key, sub;           /* the source's key, and its samples so far (part) */
+    size_t member;               /* part: the instance's first member in member_time */
 };
+
+/* The sources of samples, in the order of their keys (struct tsync__keyed). */
+enum { KEY_MESSAGE = 1, KEY_COLLECTIVE, KEY_OFFSET, KEY_EXCHANGE };
+
+/* The key of source i of a kind above. */
+static uint64_t source_key(unsigned kind, uint64_t i)
+{
+    return (uint64_t)kind << 59 | i;
+}
 
 /* The pair of domains a != b, its edge made if new, remembering the last one asked
  * for. */
@@ -245,10 +258,36 @@ static int edge_of(struct collector *c, uint32_t a, uint32_t b, struct tsync__pa
     return 0;
 }
 
-static int push_pt(struct tsync__pt **v, size_t *n, size_t *cap, tsync_time x, tsync_time y)
+/* Sample s of the last pair (c->last_a, c->last_b) into the part's samples, keyed. */
+static int keep(struct collector *c, const struct tsync__sample *s)
+{
+    struct tsync__sample_part *p = c->part;
+    struct tsync__keyed k = { { c->key, c->sub++ },
+                              c->last_a < c->last_b ? c->last_a : c->last_b,
+                              c->last_a < c->last_b ? c->last_b : c->last_a, *s };
+    return TSYNC_PUSH(p->out, p->n_out, p->cap_out, k) ? TSYNC_ENOMEM : 0;
+}
+
+/* A one-way constraint (kind ABOVE or BELOW) of pair e. */
+static int push_pt(struct collector *c, struct tsync__pair *e, uint8_t kind, tsync_time x,
+                   tsync_time y)
 {
     struct tsync__pt p = { x, y };
-    return TSYNC_PUSH(*v, *n, *cap, p) ? TSYNC_ENOMEM : 0;
+    if (c->part) {
+        struct tsync__sample k = { x, y, 0, kind, 0 };
+        return keep(c, &k);
+    }
+    if (kind == TSYNC__ABOVE)
+        return TSYNC_PUSH(e->s.above, e->s.n_above, e->s.cap_above, p) ? TSYNC_ENOMEM : 0;
+    return TSYNC_PUSH(e->s.below, e->s.n_below, e->s.cap_below, p) ? TSYNC_ENOMEM : 0;
+}
+
+/* An exchange sample of pair e. */
+static int push_exchange(struct collector *c, struct tsync__pair *e, const struct tsync__sample *s)
+{
+    if (c->part)
+        return keep(c, s);
+    return TSYNC_PUSH(e->s.exch, e->s.n_exch, e->s.cap_exch, *s) ? TSYNC_ENOMEM : 0;
 }
 
 static int64_t mu_between(const struct collector *c, tsync_loc a, tsync_loc b)
@@ -273,13 +312,14 @@ static int add_constraint(struct collector *c, uint32_t ds, uint32_t dr, tsync_t
     e->from.collectives += from == FROM_COLLECTIVE;
     e->from.sessions += from == FROM_SESSION;
     if (ds < dr)
-        return push_pt(&e->s.above, &e->s.n_above, &e->s.cap_above, ts, tr - mu);
-    return push_pt(&e->s.below, &e->s.n_below, &e->s.cap_below, tr - mu, ts);
+        return push_pt(c, e, TSYNC__ABOVE, ts, tr - mu);
+    return push_pt(c, e, TSYNC__BELOW, tr - mu, ts);
 }
 
-/* A message inside domain d, sent at ts and received at tr: a check of d. */
+/* A message inside domain d, sent at ts and received at tr: a check of d (id: the
+ * message's index in the whole trace). */
 static void check_domain(const struct collector *c, uint32_t d, tsync_time ts, tsync_time tr,
-                         struct tsync__intra *intra)
+                         uint64_t id, struct tsync__intra *intra)
 {
     intra->messages++;
     if (ts > tr) {
@@ -289,31 +329,55 @@ static void check_domain(const struct collector *c, uint32_t d, tsync_time ts, t
         if (ts - tr > intra->max_reversal) {
             intra->max_reversal = ts - tr;
             intra->worst_domain = d;
+            intra->worst_message = id;
         }
     }
 }
 
-/* One message (of a synchronization session or not): a one-way constraint, or a
- * check of its domain. */
-static int add_message(struct collector *c, const struct tsync_message *m, int session,
-                       struct tsync__intra *intra)
+/* The index of message i in the whole trace. */
+static uint64_t message_id(const struct tsync_trace *t, size_t i)
+{
+    return t->message_ids ? t->message_ids[i] : i;
+}
+
+/* Message i (of a synchronization session or not): a one-way constraint, or a check
+ * of its domain. */
+static int add_message(struct collector *c, size_t i, int session)
 {
     const struct tsync_location *L = c->t->locations;
+    const struct tsync_message *m = &c->t->messages[i];
     uint32_t ds = L[m->send_loc].domain, dr = L[m->recv_loc].domain;
-    tsync_time ts = L[m->send_loc].time[m->send_idx], tr = L[m->recv_loc].time[m->recv_idx];
+    tsync_time ts = tsync__message_send_time(c->t, i), tr = L[m->recv_loc].time[m->recv_idx];
     int64_t mu = mu_between(c, m->send_loc, m->recv_loc);
 
+    uint64_t id = message_id(c->t, i);
+
+    c->key = source_key(KEY_MESSAGE, id);
+    c->sub = 0;
     if (ds == dr) {
-        check_domain(c, ds, ts, tr, intra);
+        check_domain(c, ds, ts, tr, id, c->intra);
         return 0;
     }
     return add_constraint(c, ds, dr, ts, tr, mu, session ? FROM_SESSION : FROM_MESSAGE);
 }
 
+/* The messages this process receives (all of them, serially). */
+static int collect_messages(struct collector *c)
+{
+    const struct tsync_trace *t = c->t;
+    for (size_t i = 0, s = 0; i < t->n_messages; i++) {
+        int session = s < t->n_session_messages && t->session_messages[s] == i, rc;
+        s += session;
+        if (tsync__held(t, t->messages[i].recv_loc) && (rc = add_message(c, i, session)))
+            return rc;
+    }
+    return 0;
+}
+
 /* The messages of list m as add_message makes them, the constraints in place in
  * its array, which the edge takes when it has none of their kind yet (else they
  * are appended; m keeps its array to be freed). */
-static int add_list(struct collector *c, struct tsync_message_list *m, struct tsync__intra *intra)
+static int add_list(struct collector *c, struct tsync_message_list *m)
 {
     const struct tsync_location *L = c->t->locations;
     uint32_t ds = L[m->send_loc].domain, dr = L[m->recv_loc].domain;
@@ -325,7 +389,7 @@ static int add_list(struct collector *c, struct tsync_message_list *m, struct ts
 
     if (ds == dr) {
         for (size_t k = 0; k < m->n; k++)
-            check_domain(c, ds, m->v[k].x, m->v[k].y, intra);
+            check_domain(c, ds, m->v[k].x, m->v[k].y, 0, c->intra);
         return 0;
     }
     if ((rc = edge_of(c, ds, dr, &e)))
@@ -373,13 +437,12 @@ static int add_offset(struct collector *c, const struct tsync_clock_offset *r, u
     x = d < master ? r->time : global;
     y = d < master ? global : r->time;
     e->from.offsets++;
-    if ((rc = push_pt(&e->s.above, &e->s.n_above, &e->s.cap_above, x, y + err)) ||
-        (rc = push_pt(&e->s.below, &e->s.n_below, &e->s.cap_below, x, y - err)))
+    if ((rc = push_pt(c, e, TSYNC__ABOVE, x, y + err)) ||
+        (rc = push_pt(c, e, TSYNC__BELOW, x, y - err)))
         return rc;
     if (c->o->exchanges) {
         struct tsync__sample s = { x, y, err, TSYNC__EXCHANGE, 1 };
-        if (TSYNC_PUSH(e->s.exch, e->s.n_exch, e->s.cap_exch, s))
-            return TSYNC_ENOMEM;
+        return push_exchange(c, e, &s);
     }
     return 0;
 }
@@ -457,6 +520,16 @@ static void coll_note(struct coll_ends *ce, int send, uint32_t d, tsync_loc loc,
     where[d] = loc;
 }
 
+/* The begin (end = 0) or end time of member i of instance co. */
+static tsync_time member_time(const struct collector *c, const struct tsync_collective *co,
+                              uint32_t i, int end)
+{
+    const struct tsync_coll_member *m = &c->t->members[co->first_member + i];
+    if (c->part)
+        return c->part->member_time[2 * (c->member + i) + (end != 0)];
+    return c->t->locations[m->loc].time[end ? m->end_idx : m->begin_idx];
+}
+
 /* Members [b, e) of an instance that send, noted. */
 static void coll_note_sends(struct collector *c, struct coll_ends *ce,
                             const struct tsync_collective *co, uint32_t b, uint32_t e)
@@ -465,7 +538,7 @@ static void coll_note_sends(struct collector *c, struct coll_ends *ce,
     const struct tsync_coll_member *m = &c->t->members[co->first_member];
     for (uint32_t i = b; i < e; i++)
         if (tsync__coll_role(co, &m[i]) & TSYNC_COLL_SENDS)
-            coll_note(ce, 1, L[m[i].loc].domain, m[i].loc, L[m[i].loc].time[m[i].begin_idx]);
+            coll_note(ce, 1, L[m[i].loc].domain, m[i].loc, member_time(c, co, i, 0));
 }
 
 /* The receive of location loc at tr against the latest send of every other domain
@@ -501,7 +574,7 @@ static int add_collective(struct collector *c, struct coll_ends *ce,
                 coll_note_sends(c, ce, co, b, e);
             for (uint32_t i = b; i < e; i++)
                 if ((tsync__coll_role(co, &m[i]) & TSYNC_COLL_RECVS) &&
-                    (rc = coll_receive(c, ce, m[i].loc, L[m[i].loc].time[m[i].end_idx])))
+                    (rc = coll_receive(c, ce, m[i].loc, member_time(c, co, i, 1))))
                     return rc;
             if (co->cls == TSYNC_COLL_EXSCAN)
                 coll_note_sends(c, ce, co, b, e);
@@ -511,7 +584,7 @@ static int add_collective(struct collector *c, struct coll_ends *ce,
     coll_note_sends(c, ce, co, 0, n);
     for (uint32_t i = 0; i < n; i++)
         if (tsync__coll_role(co, &m[i]) & TSYNC_COLL_RECVS)
-            coll_note(ce, 0, L[m[i].loc].domain, m[i].loc, L[m[i].loc].time[m[i].end_idx]);
+            coll_note(ce, 0, L[m[i].loc].domain, m[i].loc, member_time(c, co, i, 1));
     for (uint32_t k = 0; k < ce->n_r; k++) {
         uint32_t dr = ce->r_dom[k];
         if ((rc = coll_receive(c, ce, ce->r_loc[dr], ce->r_time[dr])))
@@ -520,29 +593,28 @@ static int add_collective(struct collector *c, struct coll_ends *ce,
     return 0;
 }
 
+/* The instances of this process's part (all of them, serially). */
 static int collect_collectives(struct collector *c)
 {
+    size_t first = c->part ? c->part->rank : 0, step = c->part ? c->part->n_ranks : 1;
     struct coll_ends ce;
     int rc = 0;
-    if (!c->t->n_collectives)
+    if (first >= c->t->n_collectives)
         return 0;
     if (coll_ends_init(&ce, c->t->n_domains))
         return TSYNC_ENOMEM;
-    for (size_t q = 0; q < c->t->n_collectives && rc == 0; q++)
+    c->member = 0;
+    for (size_t q = first; q < c->t->n_collectives && rc == 0; q += step) {
+        c->key = source_key(KEY_COLLECTIVE, q);
+        c->sub = 0;
         rc = add_collective(c, &ce, &c->t->collectives[q]);
+        c->member += c->t->collectives[q].n_members;
+    }
     coll_ends_free(&ce);
     return rc;
 }
 
 /* ---- exchanges -------------------------------------------------------------------------- */
-
-/* A message between two locations of different domains, for pairing: loc a < loc b. */
-struct hop {
-    tsync_loc a, b;
-    uint8_t a_to_b;
-    uint8_t prompt;          /* its receive was recorded at its arrival */
-    tsync_time send, recv;
-};
 
 /* Prompt receives. Seed 003's exchanges come from packets stamped as they arrive;
  * an MPI receive is recorded when its call hands the message over: at the arrival
@@ -567,7 +639,8 @@ static int recv_steps(const struct tsync_trace *t, int64_t **out)
     for (size_t i = 0; i < t->n_messages; i++) {
         const struct tsync_message *m = &t->messages[i];
         const tsync_time *time = t->locations[m->recv_loc].time;
-        if (m->recv_idx > 0 && time[m->recv_idx] - time[m->recv_idx - 1] < step[m->recv_loc])
+        if (tsync__held(t, m->recv_loc) && m->recv_idx > 0 &&
+            time[m->recv_idx] - time[m->recv_idx - 1] < step[m->recv_loc])
             step[m->recv_loc] = time[m->recv_idx] - time[m->recv_idx - 1];
     }
     *out = step;
@@ -586,17 +659,19 @@ static int is_prompt(const struct collector *c, const int64_t *step, const struc
 
 static int hop_cmp(const void *pa, const void *pb)
 {
-    const struct hop *x = pa, *y = pb;
+    const struct tsync__hop *x = pa, *y = pb;
     if (x->a != y->a)
         return x->a < y->a ? -1 : 1;
-    return x->b < y->b ? -1 : x->b > y->b;
+    if (x->b != y->b)
+        return x->b < y->b ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
 }
 
 /* An event on the answering location: a ping arriving, or an answer leaving. */
 struct beat {
     tsync_time t;
     uint8_t is_ping;
-    const struct hop *h;
+    const struct tsync__hop *h;
 };
 
 static int beat_cmp(const void *pa, const void *pb)
@@ -608,8 +683,8 @@ static int beat_cmp(const void *pa, const void *pb)
 }
 
 /* The exchange of ping p (i -> j) and answer q (j -> i); i is location `pinger`. */
-static int add_exchange(struct collector *c, tsync_loc pinger, const struct hop *p,
-                        const struct hop *q)
+static int add_exchange(struct collector *c, tsync_loc pinger, const struct tsync__hop *p,
+                        const struct tsync__hop *q)
 {
     const struct tsync_location *L = c->t->locations;
     tsync_time t1 = p->send, t2 = p->recv, t3 = q->send, t4 = q->recv;
@@ -631,14 +706,14 @@ static int add_exchange(struct collector *c, tsync_loc pinger, const struct hop 
     s.err = ((t4 - t1) - (t3 - t2)) / 2;                    /* E_ij */
     s.kind = TSYNC__EXCHANGE;
     s.measured = 0;
-    return TSYNC_PUSH(e->s.exch, e->s.n_exch, e->s.cap_exch, s) ? TSYNC_ENOMEM : 0;
+    return push_exchange(c, e, &s);
 }
 
 /* Pings from `pinger` answered by the other location of the group h[0, n). */
-static int pair_up(struct collector *c, const struct hop *h, size_t n, tsync_loc pinger,
+static int pair_up(struct collector *c, const struct tsync__hop *h, size_t n, tsync_loc pinger,
                    struct beat *beats)
 {
-    const struct hop *pending = NULL;
+    const struct tsync__hop *pending = NULL;
     size_t nb = 0;
     for (size_t k = 0; k < n; k++) {
         int from_pinger = (h[k].a_to_b != 0) == (h[k].a == pinger);
@@ -661,44 +736,69 @@ static int pair_up(struct collector *c, const struct hop *h, size_t n, tsync_loc
     return 0;
 }
 
-static int collect_exchanges(struct collector *c)
+/* The hops of the messages this process receives (all, serially) between two
+ * domains, in message order: *out (malloc'ed), *n_out of them. */
+static int build_hops(struct collector *c, struct tsync__hop **out, size_t *n_out)
 {
     const struct tsync_trace *t = c->t;
-    struct hop *hops = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*hops));
-    struct beat *beats = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*beats));
+    const struct tsync_location *L = t->locations;
+    struct tsync__hop *hops = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*hops));
     int64_t *step = NULL;
     size_t n = 0;
-    int rc = 0;
-    if (!hops || !beats || recv_steps(t, &step)) {
-        rc = TSYNC_ENOMEM;
-        goto out;
+    if (!hops || recv_steps(t, &step)) {
+        free(hops);
+        return TSYNC_ENOMEM;
     }
     for (size_t i = 0; i < t->n_messages; i++) {
         const struct tsync_message *m = &t->messages[i];
-        const struct tsync_location *L = t->locations;
-        if (L[m->send_loc].domain == L[m->recv_loc].domain)
+        if (!tsync__held(t, m->recv_loc) || L[m->send_loc].domain == L[m->recv_loc].domain)
             continue;
         hops[n].a = m->send_loc < m->recv_loc ? m->send_loc : m->recv_loc;
         hops[n].b = m->send_loc < m->recv_loc ? m->recv_loc : m->send_loc;
         hops[n].a_to_b = m->send_loc < m->recv_loc;
-        hops[n].send = L[m->send_loc].time[m->send_idx];
+        hops[n].send = tsync__message_send_time(t, i);
         hops[n].recv = L[m->recv_loc].time[m->recv_idx];
         hops[n].prompt = (uint8_t)is_prompt(c, step, m);
+        hops[n].id = message_id(t, i);
         n++;
     }
+    free(step);
+    *out = hops;
+    *n_out = n;
+    return 0;
+}
+
+/* The exchanges of hops, all of those of each pair of locations they have: sorted
+ * by pair, each pair's in message order, and paired up from both ends. */
+static int pair_hops(struct collector *c, struct tsync__hop *hops, size_t n)
+{
+    struct beat *beats = malloc((n ? n : 1) * sizeof(*beats));
+    int rc = 0;
+    if (!beats)
+        return TSYNC_ENOMEM;
     qsort(hops, n, sizeof(*hops), hop_cmp);
     for (size_t i = 0; i < n && rc == 0;) {
         size_t j = i;
         while (j < n && hops[j].a == hops[i].a && hops[j].b == hops[i].b)
             j++;
+        c->key = source_key(KEY_EXCHANGE, (uint64_t)hops[i].a * c->t->n_locations + hops[i].b);
+        c->sub = 0;
         if ((rc = pair_up(c, hops + i, j - i, hops[i].a, beats)) == 0)
             rc = pair_up(c, hops + i, j - i, hops[i].b, beats);
         i = j;
     }
-out:
-    free(hops);
     free(beats);
-    free(step);
+    return rc;
+}
+
+static int collect_exchanges(struct collector *c)
+{
+    struct tsync__hop *hops;
+    size_t n;
+    int rc = build_hops(c, &hops, &n);
+    if (rc == 0)
+        rc = pair_hops(c, hops, n);
+    free(hops);
     return rc;
 }
 
@@ -708,32 +808,51 @@ static int i64_cmp(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
+/* The error margins E_ij of the exchanges of hops (as pair_hops pairs them), into
+ * *margins (malloc'ed, *n_margins of them). */
+static int exchange_margins(struct collector *c, struct tsync__hop *hops, size_t n,
+                            int64_t **margins, size_t *n_margins)
+{
+    int rc;
+    if (!(c->margins = malloc((n ? n : 1) * sizeof(*c->margins))))
+        return TSYNC_ENOMEM;
+    c->n_margins = 0;
+    rc = pair_hops(c, hops, n);
+    *margins = c->margins;
+    *n_margins = c->n_margins;
+    c->margins = NULL;
+    if (rc) {
+        free(*margins);
+        *margins = NULL;
+    }
+    return rc;
+}
+
 /* The uncertainty of a ClockOffset record (see the top): 2 h - mu with h the 10th
  * percentile of the exchanges' half round trips (trip_err); with stddev 0, at least
  * one minimum latency; a recorded deviation only widens trip_err (it measures the
  * spread of the exchanges a session kept, not how far their delays were from equal
- * both ways). Only computed when the trace has records. */
+ * both ways). half_rtt: h. */
+static void set_trip_err(struct collector *c, int64_t half_rtt)
+{
+    c->trip_err = 2 * half_rtt - c->o->lat.inter;
+    if (c->trip_err > c->unknown_err)
+        c->unknown_err = c->trip_err;
+}
+
+/* set_trip_err from every exchange of the trace. */
 static int unknown_offset_error(struct collector *c)
 {
-    const struct tsync_trace *t = c->t;
-    int rc;
-    if (!t->n_offsets)
-        return 0;
-    c->margins = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*c->margins));
-    if (!c->margins)
-        return TSYNC_ENOMEM;
-    c->n_margins = 0;
-    rc = collect_exchanges(c);
-    if (rc == 0 && c->n_margins) {
-        int64_t half_rtt;   /* of the fastest tenth of the exchanges */
-        qsort(c->margins, c->n_margins, sizeof(*c->margins), i64_cmp);
-        half_rtt = c->margins[c->n_margins / 10];
-        c->trip_err = 2 * half_rtt - c->o->lat.inter;
-        if (c->trip_err > c->unknown_err)
-            c->unknown_err = c->trip_err;
+    struct tsync__hop *hops;
+    int64_t *margins = NULL;
+    size_t n, n_margins = 0;
+    int rc = build_hops(c, &hops, &n);
+    if (rc == 0 && (rc = exchange_margins(c, hops, n, &margins, &n_margins)) == 0 && n_margins) {
+        qsort(margins, n_margins, sizeof(*margins), i64_cmp);
+        set_trip_err(c, margins[n_margins / 10]);   /* the fastest tenth's */
     }
-    free(c->margins);
-    c->margins = NULL;
+    free(margins);
+    free(hops);
     return rc;
 }
 
@@ -803,7 +922,8 @@ static int record_errors(const struct collector *c, uint32_t master, int64_t *er
     return 0;
 }
 
-static int collect_offsets(struct collector *c)
+/* The samples of every ClockOffset record, once the uncertainty is known. */
+static int add_offsets(struct collector *c)
 {
     const struct tsync_trace *t = c->t;
     uint32_t master = t->locations[t->rank_loc[0]].domain;
@@ -811,46 +931,120 @@ static int collect_offsets(struct collector *c)
     int rc;
     if (!err)
         return TSYNC_ENOMEM;
-    if ((rc = unknown_offset_error(c)) == 0 && (rc = record_errors(c, master, err)) == 0)
+    if ((rc = record_errors(c, master, err)) == 0)
         for (size_t i = 0; i < t->n_offsets && rc == 0; i++)
-            if (err[i])
+            if (err[i]) {
+                c->key = source_key(KEY_OFFSET, i);
+                c->sub = 0;
                 rc = add_offset(c, &t->offsets[i], master, err[i]);
+            }
     free(err);
     return rc;
+}
+
+int tsync__samples_use_offsets(const struct tsync_trace *t, const struct tsync__sample_opts *o)
+{
+    return o->offsets && t->n_offsets && t->n_ranks > 0 && t->rank_loc &&
+           t->rank_loc[0] < t->n_locations;
+}
+
+/* A collector of the whole trace (part NULL) or of one process's part. */
+static void collector_init(struct collector *c, struct tsync__graph *g, const struct tsync_trace *t,
+                           const struct tsync__sample_opts *o, struct tsync__intra *intra,
+                           struct tsync__sample_part *part)
+{
+    memset(c, 0, sizeof(*c));
+    c->g = g;
+    c->t = t;
+    c->o = o;
+    c->last_a = c->last_b = TSYNC__NONE;
+    c->unknown_err = o->lat.inter;
+    c->intra = intra;
+    c->part = part;
+    memset(intra, 0, sizeof(*intra));
 }
 
 int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
                            struct tsync_message_list *lists, size_t n_lists,
                            const struct tsync__sample_opts *o, struct tsync__intra *intra)
 {
-    struct collector c = { g, t, o, TSYNC__NONE, TSYNC__NONE, 0, NULL, 0, o->lat.inter, 0 };
+    struct collector c;
     int rc = 0;
-    memset(intra, 0, sizeof(*intra));
+    collector_init(&c, g, t, o, intra, NULL);
     for (size_t i = 0; i < n_lists; i++) {   /* each freed as soon as it is made samples */
         if (rc == 0)
-            rc = add_list(&c, &lists[i], intra);
+            rc = add_list(&c, &lists[i]);
         free(lists[i].v);
         lists[i].v = NULL;
     }
     free(lists);
-    if (rc)
+    if (rc || (rc = collect_messages(&c)) || (rc = collect_collectives(&c)))
         return rc;
-    for (size_t i = 0, s = 0; i < t->n_messages; i++) {
-        int session = s < t->n_session_messages && t->session_messages[s] == i;
-        s += session;
-        if ((rc = add_message(&c, &t->messages[i], session, intra)))
-            return rc;
-    }
-    if ((rc = collect_collectives(&c)))
+    if (tsync__samples_use_offsets(t, o) &&
+        ((rc = unknown_offset_error(&c)) || (rc = add_offsets(&c))))
         return rc;
-    if (o->offsets && t->n_ranks > 0 && t->rank_loc && t->rank_loc[0] < t->n_locations) {
-        if ((rc = collect_offsets(&c)))
-            return rc;
-    }
     if (o->exchanges && (rc = collect_exchanges(&c)))
         return rc;
     for (size_t i = 0; i < g->n_edges; i++)
-        if ((rc = sort_pair(&tsync__pair_of(&g->e[i])->s)))
+        if ((rc = tsync__pair_samples_sort(&tsync__pair_of(&g->e[i])->s)))
             return rc;
     return 0;
+}
+
+/* ---- a trace held in parts ---------------------------------------------------------------- */
+
+struct tsync__collector {
+    struct collector c;
+};
+
+int tsync__part_collector_new(struct tsync__collector **out, struct tsync__graph *g,
+                              const struct tsync_trace *t, const struct tsync__sample_opts *o,
+                              struct tsync__intra *intra, struct tsync__sample_part *part)
+{
+    if (!(*out = malloc(sizeof(**out))))
+        return TSYNC_ENOMEM;
+    collector_init(&(*out)->c, g, t, o, intra, part);
+    return 0;
+}
+
+void tsync__part_collector_free(struct tsync__collector *c)
+{
+    free(c);
+}
+
+int tsync__collect_part_messages(struct tsync__collector *pc, struct tsync__hop **hops, size_t *n)
+{
+    struct collector *c = &pc->c;
+    int rc;
+    *hops = NULL;
+    *n = 0;
+    if ((rc = collect_messages(c)) || (rc = collect_collectives(c)))
+        return rc;
+    if (c->o->exchanges || tsync__samples_use_offsets(c->t, c->o))
+        return build_hops(c, hops, n);
+    return 0;
+}
+
+int tsync__collect_part_exchanges(struct tsync__collector *pc, struct tsync__hop *hops, size_t n,
+                                  int64_t **margins, size_t *n_margins)
+{
+    struct collector *c = &pc->c;
+    int rc = 0;
+    *margins = NULL;
+    *n_margins = 0;
+    if (tsync__samples_use_offsets(c->t, c->o))
+        rc = exchange_margins(c, hops, n, margins, n_margins);
+    if (rc == 0 && c->o->exchanges)
+        rc = pair_hops(c, hops, n);
+    return rc;
+}
+
+int tsync__collect_part_offsets(struct tsync__collector *pc, int have, int64_t half_rtt)
+{
+    struct collector *c = &pc->c;
+    if (!tsync__samples_use_offsets(c->t, c->o))
+        return 0;
+    if (have)
+        set_trip_err(c, half_rtt);
+    return c->part->rank == 0 ? add_offsets(c) : 0;
 }

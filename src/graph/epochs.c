@@ -60,7 +60,8 @@ int tsync__spans_of_events(struct tsync__spans *sp, const struct tsync_trace *t,
 {
     memset(sp, 0, sizeof(*sp));
     for (tsync_loc l = 0; l < t->n_locations; l++)
-        if (spans_of_times(sp, l, t->locations[l].time, t->locations[l].n_events, max_gap)) {
+        if (tsync__held(t, l) &&
+            spans_of_times(sp, l, t->locations[l].time, t->locations[l].n_events, max_gap)) {
             tsync__spans_free(sp);
             return TSYNC_ENOMEM;
         }

@@ -146,7 +146,7 @@ struct tsync__spans {
     struct tsync__span *v;       /* by location, each location's in order of time */
 };
 
-/* The busy intervals of every location of trace t (max_gap > 0 ticks), from its
+/* The busy intervals of every location of trace t held here (max_gap > 0 ticks), from its
  * events, or, for a trace read as message lists, from the lists (n of them; each
  * location's times in buckets max_gap wide: no event is kept). 0 or TSYNC_ENOMEM
  * (sp empty). */

@@ -187,9 +187,11 @@ out:
     return rc;
 }
 
-/* tsync__trace_open_unmatched, with message lists where the format gives them. */
+/* tsync__trace_open_unmatched, with message lists where the format gives them, of
+ * the part `part` names (NULL: all). */
 static int open_unmatched(tsync_trace **out, struct tsync_match_input *match, const char *path,
-                          const tsync_open_opts *opts, int lists, tsync_ctx *ctx)
+                          const tsync_open_opts *opts, int lists, const uint32_t *part,
+                          tsync_ctx *ctx)
 {
     struct tsync__domain_file df, *dfp = NULL;
     enum tsync_domain_rule rule;
@@ -206,24 +208,36 @@ static int open_unmatched(tsync_trace **out, struct tsync_match_input *match, co
             return rc;
         dfp = &df;
     }
-    rc = read_trace(out, match, path, opts, rule, dfp, NULL, lists, ctx);
+    rc = read_trace(out, match, path, opts, rule, dfp, part, lists, ctx);
     tsync__domain_file_free(dfp);
     return rc;
 }
 
 int tsync__trace_open_part(tsync_trace **out, struct tsync_match_input *match, const char *path,
-                           uint32_t rank, uint32_t n_ranks, tsync_ctx *ctx)
+                           const tsync_open_opts *opts, uint32_t rank, uint32_t n_ranks,
+                           tsync_ctx *ctx)
 {
     const uint32_t part[2] = { rank, n_ranks };
-    memset(match, 0, sizeof(*match));
-    tsync__clear(ctx);
-    return read_trace(out, match, path, NULL, TSYNC_DOMAIN_NODE, NULL, part, 0, ctx);
+    return open_unmatched(out, match, path, opts, 0, part, ctx);
 }
 
 int tsync__trace_open_unmatched(tsync_trace **out, struct tsync_match_input *match,
                                 const char *path, const tsync_open_opts *opts, tsync_ctx *ctx)
 {
-    return open_unmatched(out, match, path, opts, 0, ctx);
+    return open_unmatched(out, match, path, opts, 0, NULL, ctx);
+}
+
+int tsync__trace_split(tsync_trace *t, const tsync_open_opts *opts, const struct tsync__reducer *red,
+                       tsync_ctx *ctx)
+{
+    enum tsync_domain_rule rule;
+    const char *file;
+    double split_s;
+    domain_opts(opts, &rule, &file, &split_s, NULL);   /* checked when it was read */
+    /* Only the node rule by default is split: a rule or file given is kept. */
+    if (rule == TSYNC_DOMAIN_AUTO && t->domain_rule == TSYNC_DOMAIN_NODE)
+        return tsync__split_domains(t, (int64_t)(split_s * (double)t->timer_resolution), red, ctx);
+    return TSYNC_OK;
 }
 
 /* tsync_trace_open, with message lists where the format gives them. */
@@ -231,17 +245,11 @@ static int open_trace(tsync_trace **out, const char *path, const tsync_open_opts
                       tsync_ctx *ctx)
 {
     struct tsync_match_input match;
-    enum tsync_domain_rule rule;
-    const char *file;
-    double split_s;
     tsync_trace *t;
-    int rc = open_unmatched(&t, &match, path, opts, lists, ctx);
+    int rc = open_unmatched(&t, &match, path, opts, lists, NULL, ctx);
     if (rc == TSYNC_OK) {
-        domain_opts(opts, &rule, &file, &split_s, NULL);   /* checked above */
-        /* Only the node rule by default is split: a rule or file given is kept. */
-        if ((rc = tsync__trace_match(t, &match, ctx)) == TSYNC_OK && rule == TSYNC_DOMAIN_AUTO &&
-            t->domain_rule == TSYNC_DOMAIN_NODE)
-            rc = tsync__split_domains(t, (int64_t)(split_s * (double)t->timer_resolution), ctx);
+        if ((rc = tsync__trace_match(t, &match, ctx)) == TSYNC_OK)
+            rc = tsync__trace_split(t, opts, NULL, ctx);
         if (rc)
             tsync_trace_free(t);
     }

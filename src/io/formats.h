@@ -16,11 +16,21 @@ int tsync__trace_open_unmatched(tsync_trace **out, struct tsync_match_input *mat
                                 const char *path, const tsync_open_opts *opts, tsync_ctx *ctx);
 /* The part of the trace at `path` that process `rank` of `n_ranks` holds (the MPI
  * replay, src/replay/): every definition, the events and records of the locations
- * tsync__location_holder gives it (t->held), none of the others'. Clock domains by
- * node. Fails as tsync__trace_open_unmatched; a part without events is no error. */
+ * tsync__location_holder gives it (t->held), none of the others'. Clock domains as
+ * the options say (the default rule's split comes after the matching:
+ * tsync__trace_split). Fails as tsync__trace_open_unmatched; a part without events
+ * is no error. */
 int tsync__trace_open_part(tsync_trace **out, struct tsync_match_input *match, const char *path,
-                           uint32_t rank, uint32_t n_ranks, tsync_ctx *ctx);
+                           const tsync_open_opts *opts, uint32_t rank, uint32_t n_ranks,
+                           tsync_ctx *ctx);
 /* tsync__trace_match: match/match.h. */
+
+/* After the matching, the clock domains of the default rule split where the
+ * messages contradict them (trace/domain_split.c), as tsync_trace_open does; red:
+ * on the processes of the replay, together (tsync__split_domains). Fails as
+ * tsync__split_domains does. */
+int tsync__trace_split(tsync_trace *t, const tsync_open_opts *opts, const struct tsync__reducer *red,
+                       tsync_ctx *ctx);
 
 /* tsync_trace_open for the estimate alone: a format that lists messages with both
  * their times (TSYNC_CAP_MESSAGE_LISTS) gives them as message lists, without events

@@ -24,6 +24,7 @@
 #include "estimate/estimate_api.h"
 #include "io/format.h"
 #include "io/formats.h"
+#include "pipeline/derive.h"
 #include "pipeline/jobs.h"
 #include "trace/trace.h"
 #include "tracesync/pipeline.h"
@@ -200,6 +201,23 @@ static int check_format(const char *input, unsigned stages, tsync_ctx *ctx)
     return rc;
 }
 
+void tsync__pipeline_derive(tsync_pipeline_opts *o, tsync_open_opts *open)
+{
+    if (o->open) {
+        /* A clock domain is split where its messages contradict one clock by more
+         * than a few minimum latencies. */
+        *open = *o->open;
+        open->split_reversal_s = TSYNC_SPLIT_LATENCIES * fmax(o->check.latency_intra_s,
+                                                              o->check.latency_inter_s);
+        o->open = open;
+    }
+    if (!o->check.latency_file)  /* callers that gave it to the CLC only */
+        o->check.latency_file = o->clc.latency_file;
+    o->estimate.latency_intra_s = o->clc.latency_intra_s = o->check.latency_intra_s;
+    o->estimate.latency_inter_s = o->clc.latency_inter_s = o->check.latency_inter_s;
+    o->estimate.latency_file = o->clc.latency_file = o->check.latency_file;
+}
+
 static int check_opts(const tsync_pipeline_opts *o, tsync_ctx *ctx)
 {
     if (o->version == 0 || o->version > TSYNC_PIPELINE_OPTS_VERSION)
@@ -251,19 +269,7 @@ int tsync_pipeline_run(tsync_pipeline_result **out, const char *input,
     lists = estimate && !times && tsync__estimate_takes_lists(&o.estimate);
     side = !tsync__progress_shown(ctx);
     early = presync && side && !(o.open && o.open->domains == TSYNC_DOMAIN_AUTO);
-    if (o.open) {
-        /* A clock domain is split where its messages contradict one clock by more
-         * than a few minimum latencies. */
-        open = *o.open;
-        open.split_reversal_s = TSYNC_SPLIT_LATENCIES * fmax(o.check.latency_intra_s,
-                                                             o.check.latency_inter_s);
-        o.open = &open;
-    }
-    if (!o.check.latency_file)  /* callers that gave it to the CLC only */
-        o.check.latency_file = o.clc.latency_file;
-    o.estimate.latency_intra_s = o.clc.latency_intra_s = o.check.latency_intra_s;
-    o.estimate.latency_inter_s = o.clc.latency_inter_s = o.check.latency_inter_s;
-    o.estimate.latency_file = o.clc.latency_file = o.check.latency_file;
+    tsync__pipeline_derive(&o, &open);
     o.clc.presync = 0; /* done here, as a step of its own */
 
     /* Read: the events, then their messages matched (beside the pre-synchronization). */

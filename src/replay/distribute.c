@@ -4,19 +4,24 @@
  *
  * Point-to-point records are matched by the serial matcher (match/) on the process
  * of their receiver: each process sends its sends there, with their positions in
- * the whole trace's list, and matches the channels of its own receivers; process 0
- * numbers the channels that have messages in the order of their first sends (as
- * the serial matcher does) from every process's (first send, count), so that each
- * message gets its index in the serial list, and each message goes to the process
- * of its send too. A process thus holds the messages of its own locations, in the
- * serial order, with their indices (a message has one name everywhere).
+ * the whole trace's list, and matches the channels of its own receivers; the
+ * channels that have messages are numbered in the order of their first sends (as
+ * the serial matcher does), each by the process in whose share of the list of
+ * sends its first send falls, so that each message gets its index in the serial
+ * list, and each message goes to the process of its send too. A process thus holds
+ * the messages of its own locations, in the serial order, with their indices (a
+ * message has one name everywhere).
  *
  * Collective records are matched by the serial matcher on the process of their
  * communicator (its index modulo the processes); the instances and members are
  * gathered to process 0, put in the serial order (by communicator, each in call
- * order) and sent to every process, which holds them all (32 bytes a member), as
- * process 0 holds the channels' (first send, count), 16 bytes a channel: the parts
- * not yet distributed (README, "Known limits").
+ * order) and sent to every process, which holds them all (32 bytes a member): the
+ * part not yet distributed (README, "Known limits").
+ *
+ * For the estimate, each process also gets the send times of the messages its
+ * locations receive from locations held elsewhere (t->send_time) and every
+ * ClockOffset record (few: some per location), and the default grouping's clock
+ * domains are split by the messages of all (tsync__trace_split, its counts reduced).
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -184,9 +189,10 @@ static int send_to(MPI_Comm comm, const void *v, size_t n, size_t size, const in
 /* A message and its index in the whole trace's list. */
 struct part_msg { struct tsync_message m; uint64_t id; };
 
-/* A channel's messages matched here: the position of its first send (the serial
- * matcher numbers channels in that order) and how many. */
-struct channel_run { uint64_t first, n; };
+/* A channel's messages matched on process `at`: the position of its first send
+ * (the serial matcher numbers channels in that order), how many, and the index of
+ * its first message in the whole trace. */
+struct channel_run { uint64_t first, n, base; int at; };
 
 static int by_sender(const void *pa, const void *pb)
 {
@@ -206,6 +212,20 @@ static int by_id(const void *pa, const void *pb)
 {
     uint64_t a = ((const struct part_msg *)pa)->id, b = ((const struct part_msg *)pb)->id;
     return a < b ? -1 : a > b;
+}
+
+static int by_size(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* t->session_messages, their indices in the whole trace (ascending), turned into
+ * their indices here: the messages matched here, which its locations receive. */
+static void sessions_placed(tsync_trace *t)
+{
+    for (size_t j = 0; j < t->n_session_messages; j++)
+        t->session_messages[j] = tsync__message_at(t, t->session_messages[j]);
 }
 
 /* Each process's sends sent to the process that holds their receiver, so that a
@@ -239,57 +259,91 @@ static int route_sends(struct tsync_p2p_rec **out, size_t *n_out, struct tsync_m
     return rc;
 }
 
+/* The channels matched on every process (runs, *n of them here, in the order of
+ * their first sends) numbered in that order, each one's base its first message's
+ * index: each process numbers those whose first send falls in its share of the
+ * whole list of sends (total of them), after the shares before it (an exclusive
+ * scan of the messages), and sends each back. *runs then holds this process's
+ * again, with their bases, in the same order. No process holds every channel. */
+static int number_channels(struct channel_run **runs, size_t *n, uint64_t total, MPI_Comm comm,
+                           tsync_ctx *ctx)
+{
+    struct channel_run *share = NULL, *back = NULL;
+    size_t n_share = 0, n_back = 0;
+    int rank, size, *dest = malloc((*n ? *n : 1) * sizeof(*dest)), rc;
+    unsigned long long sum = 0, base = 0;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    rc = dest ? TSYNC_OK : tsync__oom(ctx);
+    for (size_t k = 0; rc == TSYNC_OK && k < *n; k++)
+        dest[k] = (int)((*runs)[k].first * (uint64_t)size / (total ? total : 1));
+    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
+        (rc = send_to(comm, *runs, *n, sizeof(**runs), dest, (void **)&share, &n_share,
+                      ctx)) == TSYNC_OK) {
+        qsort(share, n_share, sizeof(*share), by_first);
+        for (size_t k = 0; k < n_share; k++)
+            sum += share[k].n;
+        MPI_Exscan(&sum, &base, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+        if (rank == 0)
+            base = 0;
+        for (size_t k = 0; k < n_share; k++) {
+            share[k].base = base;
+            base += share[k].n;
+        }
+        free(dest);
+        dest = malloc((n_share ? n_share : 1) * sizeof(*dest));
+        rc = dest ? TSYNC_OK : tsync__oom(ctx);
+        for (size_t k = 0; rc == TSYNC_OK && k < n_share; k++)
+            dest[k] = share[k].at;
+        if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
+            (rc = send_to(comm, share, n_share, sizeof(*share), dest, (void **)&back, &n_back,
+                          ctx)) == TSYNC_OK) {
+            qsort(back, n_back, sizeof(*back), by_first);
+            free(*runs);
+            *runs = back;
+            *n = n_back;
+            back = NULL;
+        }
+    }
+    free(dest);
+    free(share);
+    free(back);
+    return rc;
+}
+
 /* The index in the whole trace of each of the n messages matched here (*ids): the
  * serial matcher's, channel by channel in the order of their first sends, each
- * channel's in posting order. `sends` (route_sends's, sorted by sender and event)
- * name each message's channel. One gather of every process's channels. */
+ * channel's in posting order. `sends` (route_sends's, sorted by sender and event;
+ * `total` sends on every process together) name each message's channel. */
 static int message_ids(uint64_t *ids, const struct tsync_message *msgs, size_t n,
-                       const struct tsync_p2p_rec *sends, size_t n_sends, MPI_Comm comm,
-                       tsync_ctx *ctx)
+                       const struct tsync_p2p_rec *sends, size_t n_sends, uint64_t total,
+                       MPI_Comm comm, tsync_ctx *ctx)
 {
-    struct channel_run *runs = malloc((n ? n : 1) * sizeof(*runs)), *all = NULL;
+    struct channel_run *runs = malloc((n ? n : 1) * sizeof(*runs));
     const struct tsync_p2p_rec *prev = NULL;
-    size_t n_runs = 0, n_all = 0, bytes = 0, r = 0;
-    uint64_t base = 0;
-    void *got = NULL;
-    int rc = runs ? TSYNC_OK : tsync__oom(ctx);
+    size_t n_runs = 0;
+    int rank, rc = runs ? TSYNC_OK : tsync__oom(ctx);
 
+    MPI_Comm_rank(comm, &rank);
     /* The matcher writes a channel's messages together, channel after channel. */
     for (size_t i = 0; rc == TSYNC_OK && i < n; i++) {
         struct tsync_p2p_rec key = { .sender = msgs[i].send_loc, .idx = msgs[i].send_idx };
         const struct tsync_p2p_rec *c = bsearch(&key, sends, n_sends, sizeof(*sends), by_sender);
         if (!prev || c->comm != prev->comm || c->receiver != prev->receiver ||
             c->sender != prev->sender || c->tag != prev->tag)
-            runs[n_runs++] = (struct channel_run){ c->order, 0 };
+            runs[n_runs++] = (struct channel_run){ c->order, 0, 0, rank };
         runs[n_runs - 1].n++;
         prev = c;
     }
-    /* Process 0 numbers every process's channels, in the order of their first sends;
-     * each channel's number is its first message's index. */
-    if (rc == TSYNC_OK &&
-        (rc = gather(comm, runs, n_runs * sizeof(*runs), &got, &bytes, ctx)) == TSYNC_OK &&
-        got) {
-        all = got;
-        n_all = bytes / sizeof(*all);
-        qsort(all, n_all, sizeof(*all), by_first);
-        for (size_t i = 0; i < n_all; i++) {
-            uint64_t k = all[i].n;
-            all[i].n = base;
-            base += k;
-        }
-    }
-    if (rc == TSYNC_OK)
-        rc = broadcast(comm, &got, &bytes, ctx);
-    all = got;
-    /* Both lists ascend by first send: the runs here find their bases in one pass. */
-    for (size_t i = 0, k = 0; rc == TSYNC_OK && i < n; k++) {
-        while (all[r].first != runs[k].first)
-            r++;
-        for (uint64_t j = 0; j < runs[k].n; j++, i++)
-            ids[i] = all[r].n + j;
-    }
+    /* The runs here ascend by first send (channels are matched in that order), and
+     * come back in it. */
+    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
+        (rc = number_channels(&runs, &n_runs, total, comm, ctx)) == TSYNC_OK)
+        for (size_t i = 0, k = 0; i < n; k++)
+            for (uint64_t j = 0; j < runs[k].n; j++, i++)
+                ids[i] = runs[k].base + j;
     free(runs);
-    free(got);
     return rc;
 }
 
@@ -303,7 +357,7 @@ static int match_p2p(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm
     struct tsync_p2p_rec *sends = NULL;
     struct part_msg *out = NULL, *all = NULL;
     tsync_ctx *quiet = NULL;
-    uint64_t unmatched[3] = { 0 }, *ids = NULL;
+    uint64_t unmatched[3] = { 0 }, *ids = NULL, total;
     int rank, size, *dest = NULL, rc;
     size_t n_sends = 0, n_all = 0, n_own;
     void *got = NULL;
@@ -337,9 +391,17 @@ static int match_p2p(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm
     if (rc == TSYNC_OK && !(ids = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*ids))))
         rc = tsync__oom(ctx);
     qsort(sends, n_sends, sizeof(*sends), by_sender);
-    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK)
-        rc = message_ids(ids, t->messages, t->n_messages, sends, n_sends, comm, ctx);
+    total = n_sends;
+    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK) {
+        MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+        rc = message_ids(ids, t->messages, t->n_messages, sends, n_sends, total, comm, ctx);
+    }
     free(sends);
+    /* Session messages by index in the whole trace, until the messages are placed. */
+    for (size_t j = 0; rc == TSYNC_OK && j < t->n_session_messages; j++)
+        t->session_messages[j] = (size_t)ids[t->session_messages[j]];
+    if (rc == TSYNC_OK && t->n_session_messages > 1)
+        qsort(t->session_messages, t->n_session_messages, sizeof(*t->session_messages), by_size);
 
     /* Every message matched here has its receive here; those whose send is
      * elsewhere go there too. */
@@ -382,6 +444,7 @@ static int match_p2p(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm
             t->message_ids = ids;
             t->n_messages = n_all;
             ids = NULL;
+            sessions_placed(t);
         }
     }
     rc = tsync__replay_agree(comm, rc, ctx);
@@ -389,11 +452,6 @@ static int match_p2p(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm
     free(out);
     free(dest);
     free(ids);
-    /* The indices of session messages are the estimate's, which reads the whole
-     * trace elsewhere (run.c), not this part. */
-    free(t->session_messages);
-    t->session_messages = NULL;
-    t->n_session_messages = 0;
     if (rc)
         return rc;
     MPI_Allreduce(MPI_IN_PLACE, unmatched, 3, MPI_UINT64_T, MPI_SUM, comm);
@@ -498,7 +556,73 @@ static int match(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm, ts
     return rc;
 }
 
-int tsync__replay_open(tsync_trace **out, const char *path, MPI_Comm comm, tsync_ctx *ctx)
+/* A send's time for the process of its receive: the message's index in the whole
+ * trace and the time. */
+struct send_time {
+    uint64_t id;
+    tsync_time time;
+};
+
+/* t->send_time of the messages received here from locations held elsewhere: each
+ * process sends those of its sends. */
+static int send_times(tsync_trace *t, MPI_Comm comm, tsync_ctx *ctx)
+{
+    size_t n = 0, n_got = 0;
+    struct send_time *v = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*v));
+    int *dest = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*dest)), size, rc;
+    struct send_time *got = NULL;
+
+    MPI_Comm_size(comm, &size);
+    t->send_time = calloc(t->n_messages ? t->n_messages : 1, sizeof(*t->send_time));
+    rc = v && dest && t->send_time ? TSYNC_OK : tsync__oom(ctx);
+    for (size_t i = 0; rc == TSYNC_OK && i < t->n_messages; i++) {
+        const struct tsync_message *m = &t->messages[i];
+        if (!t->held[m->send_loc] || t->held[m->recv_loc])
+            continue;
+        v[n] = (struct send_time){ t->message_ids[i], t->locations[m->send_loc].time[m->send_idx] };
+        dest[n++] = (int)tsync__location_holder(m->recv_loc, t->n_locations, (uint32_t)size);
+    }
+    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
+        (rc = send_to(comm, v, n, sizeof(*v), dest, (void **)&got, &n_got, ctx)) == TSYNC_OK)
+        for (size_t i = 0; i < n_got; i++)
+            t->send_time[tsync__message_at(t, got[i].id)] = got[i].time;
+    free(v);
+    free(dest);
+    free(got);
+    return rc;
+}
+
+/* Every process's ClockOffset records on every process, in the order one process
+ * reads them (location order). */
+static int all_offsets(tsync_trace *t, MPI_Comm comm, tsync_ctx *ctx)
+{
+    int rank, rc = TSYNC_OK;
+    MPI_Comm_rank(comm, &rank);
+    GATHER(t->offsets, t->n_offsets);
+    BROADCAST(t->offsets, t->n_offsets);
+    return rc;
+}
+
+static int reduce(void *arg, int64_t *v, int n, int sum)
+{
+    return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, sum ? MPI_SUM : MPI_MAX,
+                         *(MPI_Comm *)arg) == MPI_SUCCESS ? TSYNC_OK : TSYNC_EIO;
+}
+
+/* What the estimate needs beyond the clc's part: the send times of the messages
+ * received here, every ClockOffset record, the clock domains of `opts` split by
+ * every process's messages. */
+static int for_estimate(tsync_trace *t, const tsync_open_opts *opts, MPI_Comm comm, tsync_ctx *ctx)
+{
+    struct tsync__reducer red = { reduce, &comm };
+    int rc;
+    if ((rc = send_times(t, comm, ctx)) || (rc = all_offsets(t, comm, ctx)))
+        return rc;
+    return tsync__replay_agree(comm, tsync__trace_split(t, opts, &red, ctx), ctx);
+}
+
+int tsync__replay_open(tsync_trace **out, const char *path, const tsync_open_opts *opts,
+                       MPI_Comm comm, tsync_ctx *ctx)
 {
     struct tsync_match_input in;
     tsync_trace *t = NULL;
@@ -506,10 +630,11 @@ int tsync__replay_open(tsync_trace **out, const char *path, MPI_Comm comm, tsync
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    rc = tsync__trace_open_part(&t, &in, path, (uint32_t)rank, (uint32_t)size, ctx);
+    rc = tsync__trace_open_part(&t, &in, path, opts, (uint32_t)rank, (uint32_t)size, ctx);
     if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
-        (rc = event_counts(t, comm, ctx)) == TSYNC_OK)
-        rc = match(t, &in, comm, ctx);
+        (rc = event_counts(t, comm, ctx)) == TSYNC_OK &&
+        (rc = match(t, &in, comm, ctx)) == TSYNC_OK && opts)
+        rc = for_estimate(t, opts, comm, ctx);
     tsync__match_input_free(&in);
     if (rc) {
         tsync_trace_free(t);

@@ -1,8 +1,9 @@
 /* replay.h (internal) - the controlled logical clock as an MPI program (seed 002,
  * section 5): each process holds a block of the trace's locations
- * (tsync__location_holder), reads only their events, replays the communication to
- * correct them with the others (src/clc/, through the transport of transport.c)
- * and writes their part of the corrected archive. Built only where MPI is found.
+ * (tsync__location_holder), reads only their events, estimates the time maps with
+ * the others (src/estimate/parts.c) and replays the communication to correct them
+ * (src/clc/), both through the transports of transport.c, and writes their part
+ * of the corrected archive. Built only where MPI is found.
  *
  * Every function is called by every process of `comm` together; each agrees with
  * the others on its result, so that a failure on one process fails them all
@@ -15,12 +16,13 @@
 #include <mpi.h>
 
 #include "clc/clc.h"
+#include "estimate/estimate_api.h"
 #include "tracesync/check.h"
 #include "tracesync/sync.h"
 #include "trace/trace.h"
 
 /* What a process's context says when another process failed. */
-#define TSYNC_REPLAY_OTHERS "another process of the replay failed"
+#define TSYNC_REPLAY_OTHERS TSYNC_OTHERS_FAILED
 
 /* This process's rc agreed with the others': the first failure anywhere fails
  * every process (rc kept where it failed, the others get TSYNC_REPLAY_OTHERS). */
@@ -32,17 +34,24 @@ struct tsync__replay_link {
     uint64_t exchanges;     /* rounds that exchanged values */
     uint64_t values;        /* values sent to other processes */
     uint64_t reductions;    /* MPI_Allreduce calls of the clc */
+    uint64_t sparse;        /* sparse exchanges so far, the clc's and the estimate's */
 };
 
-/* transport.c: the clc's transport over link->comm (*link must outlive *tr). */
-void tsync__replay_transport(struct tsync__clc_transport *tr, struct tsync__replay_link *link);
+/* transport.c: the clc's and the estimate's transports over link->comm (*link must
+ * outlive them). */
+void tsync__replay_transports(struct tsync__clc_transport *clc, struct tsync__est_transport *est,
+                              struct tsync__replay_link *link);
 
 /* distribute.c: this process's part of the OTF2 trace at `path` (t->held): every
  * definition and location's event count, the events of its own locations, and
  * the messages of its own locations (matched on the processes of their receivers)
  * and every collective instance (matched on the processes of their communicators,
- * then sent to all). 0 or a negative TSYNC_E* code. */
-int tsync__replay_open(tsync_trace **out, const char *path, MPI_Comm comm, tsync_ctx *ctx);
+ * then sent to all). For the estimate (opts: the clock domains; NULL: none, domains
+ * by node) also the send times of the messages its locations receive, every
+ * ClockOffset record, and the domains of the default rule split by the messages of
+ * all. 0 or a negative TSYNC_E* code. */
+int tsync__replay_open(tsync_trace **out, const char *path, const tsync_open_opts *opts,
+                       MPI_Comm comm, tsync_ctx *ctx);
 
 /* write.c: the corrected archive into OUTDIR: every process its own locations,
  * process 0 the global definitions, through libotf2's MPI collectives, into a
@@ -59,8 +68,8 @@ int tsync__replay_clc(tsync_clc_result **out, struct tsync__replay_link *link, c
                       const char *outdir, const tsync_clc_opts *clc,
                       const tsync_check_opts *check, tsync_ctx *ctx);
 
-/* run.c: `tracesync-mpi sync`: the same, with the time maps estimated on process 0
- * (its memory is the serial command's) and applied before the clc (opts->clc: run
+/* run.c: `tracesync-mpi sync`: the same, with the time maps estimated by every
+ * process (tsync__estimate_run_part) and applied before the clc (opts->clc: run
  * it), and the shift that keeps every time positive; *out NULL without the clc. */
 int tsync__replay_sync(tsync_clc_result **out, struct tsync__replay_link *link, const char *input,
                        const char *outdir, const tsync_sync_opts *opts, tsync_ctx *ctx);

@@ -1,64 +1,29 @@
 /* run.c - `tracesync-mpi clc` and `sync` as jobs of the library: the trace split
- * over the processes (distribute.c), for sync the time maps estimated on process 0
- * and applied there, each process getting its locations' mapped times, the
- * controlled logical clock replayed (src/clc/ with transport.c), for sync every time
- * shifted so that none is negative, the corrected archive written by all (write.c).
- * The stages of `tracesync clc` and `sync` (pipeline.c) that change the times, in
- * their order and with their options, without the checks and the report: the output
- * is the same archive, to the bit. */
+ * over the processes (distribute.c), for sync the time maps estimated by all of
+ * them (estimate/parts.c) and applied to each process's locations, the controlled
+ * logical clock replayed (src/clc/ with transport.c), for sync every time shifted
+ * so that none is negative, the corrected archive written by all (write.c). The
+ * stages of `tracesync clc` and `sync` (pipeline.c) that change the times, in
+ * their order and with their options (pipeline/derive.h), without the checks and
+ * the report: the output is the same archive, to the bit. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipeline/derive.h"
 #include "replay/replay.h"
-#include "tracesync/pipeline.h"
 #include "tracesync/timemap.h"
 #include "util/ctx.h"
 
-/* Process 0: the serial estimate of the whole trace (the pipeline's read and
- * estimate, with sync's options), its maps applied; every process gets the mapped
- * times of the locations it holds into tl. */
-static int mapped_times(tsync_timeline *tl, const tsync_trace *t, const char *input,
-                        const tsync_sync_opts *o, MPI_Comm comm, tsync_ctx *ctx)
+/* The time maps estimated by every process together, each applying them to its
+ * own locations' times in tl. */
+static int mapped_times(tsync_timeline *tl, const tsync_trace *t, const tsync_estimate_opts *o,
+                        const struct tsync__est_transport *tr, MPI_Comm comm, tsync_ctx *ctx)
 {
-    tsync_pipeline_result *res = NULL;
-    tsync_timeline *mapped = NULL;
-    int rank, rc = TSYNC_OK;
-
-    MPI_Comm_rank(comm, &rank);
-    if (rank == 0) {
-        tsync_pipeline_opts p = TSYNC_PIPELINE_OPTS_INIT;
-        p.stages = TSYNC_STAGE_ESTIMATE;
-        p.open = &o->open;
-        p.estimate = o->estimate;
-        p.clc = o->clc_opts;
-        p.check = o->check;
-        if ((rc = tsync_pipeline_run(&res, input, &p, ctx)) == TSYNC_OK &&
-            (rc = tsync_timeline_new(&mapped, res->trace, ctx)) == TSYNC_OK)
-            rc = tsync_map_set_apply(tsync_estimate_maps(res->estimate), res->trace, mapped, ctx);
-        for (tsync_loc l = 0; rc == TSYNC_OK && l < t->n_locations; l++)
-            if (res->trace->n_locations != t->n_locations ||
-                res->trace->locations[l].n_events != t->locations[l].n_events)
-                rc = tsync__fail(ctx, TSYNC_EFORMAT, "%s: location %llu: the trace changed "
-                                 "while it was read", input,
-                                 (unsigned long long)t->locations[l].ref);
-    }
-    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK) {
-        /* Location by location, in order: each holder receives its own in order. */
-        int size;
-        MPI_Comm_size(comm, &size);
-        for (tsync_loc l = 0; l < t->n_locations; l++) {
-            int h = (int)tsync__location_holder(l, t->n_locations, (uint32_t)size);
-            int n = (int)t->locations[l].n_events;
-            if (rank == 0 && h == 0)
-                memcpy(tl->time[l], mapped->time[l], (size_t)n * sizeof(tsync_time));
-            else if (rank == 0)
-                MPI_Send(mapped->time[l], n, MPI_INT64_T, h, 0, comm);
-            else if (rank == h)
-                MPI_Recv(tl->time[l], n, MPI_INT64_T, 0, 0, comm, MPI_STATUS_IGNORE);
-        }
-    }
-    tsync_timeline_free(mapped);
-    tsync_pipeline_result_free(res);
+    tsync_map_set *maps = NULL;
+    int rc;
+    if ((rc = tsync__estimate_run_part(&maps, t, o, tr, ctx)) == TSYNC_OK)
+        rc = tsync__replay_agree(comm, tsync_map_set_apply(maps, t, tl, ctx), ctx);
+    tsync_map_set_free(maps);
     return rc;
 }
 
@@ -84,28 +49,32 @@ static int job(tsync_clc_result **out, struct tsync__replay_link *link, const ch
 {
     MPI_Comm comm = link->comm;
     int estimate = opts->estimate.estimator != TSYNC_ESTIMATOR_NONE;
-    tsync_clc_opts o = opts->clc_opts;
+    tsync_pipeline_opts p = TSYNC_PIPELINE_OPTS_INIT;
+    tsync_open_opts open;
     struct tsync__clc_transport tr;
+    struct tsync__est_transport est;
     tsync_trace *t = NULL;
     tsync_timeline *tl = NULL;
     tsync_clc_result *r = NULL;
     int rc;
 
-    /* As the pipeline: the check's latencies are every stage's; the ClockOffset
-     * interpolation only without an estimate, which uses the records itself. */
-    o.latency_intra_s = opts->check.latency_intra_s;
-    o.latency_inter_s = opts->check.latency_inter_s;
-    if (opts->check.latency_file)
-        o.latency_file = opts->check.latency_file;
-    o.presync = o.presync && !estimate;
-    if ((rc = tsync__replay_open(&t, input, comm, ctx)))
+    /* As the pipeline: the options every stage gets from the others'; the
+     * ClockOffset interpolation only without an estimate, which uses the records
+     * itself. */
+    p.open = &opts->open;
+    p.estimate = opts->estimate;
+    p.clc = opts->clc_opts;
+    p.check = opts->check;
+    tsync__pipeline_derive(&p, &open);
+    p.clc.presync = p.clc.presync && !estimate;
+    tsync__replay_transports(&tr, &est, link);
+    if ((rc = tsync__replay_open(&t, input, estimate ? p.open : NULL, comm, ctx)))
         return rc;
     if ((rc = tsync__replay_agree(comm, tsync_timeline_new(&tl, t, ctx), ctx)) ||
-        (estimate && (rc = mapped_times(tl, t, input, opts, comm, ctx))))
+        (estimate && (rc = mapped_times(tl, t, &p.estimate, &est, comm, ctx))))
         goto out;
-    tsync__replay_transport(&tr, link);
     if (opts->clc &&
-        (rc = tsync__replay_agree(comm, tsync__clc_run_replay(&r, t, tl, &o, &tr, ctx), ctx)))
+        (rc = tsync__replay_agree(comm, tsync__clc_run_replay(&r, t, tl, &p.clc, &tr, ctx), ctx)))
         goto out;
     if (shift)
         shift_to_positive(t, tl, comm);

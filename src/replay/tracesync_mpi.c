@@ -2,6 +2,7 @@
  * `sync` of `tracesync` as an MPI program (replay.h), their options parsed by the
  * same tables and parsers (cli/stage_opts.c, cli_sync_parse). Every process exits
  * with the same code; the process whose error it was prints it. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,8 +41,8 @@ static void print_result(const char *cmd, const tsync_clc_result *r,
  * --report or --json; the job on every process. */
 static int run(int argc, char **argv, int rank, int ranks)
 {
-    struct tsync__replay_link link = { MPI_COMM_WORLD, 0, 0, 0 };
-    int sync = strcmp(argv[0], "sync") == 0, rc;
+    struct tsync__replay_link link = { MPI_COMM_WORLD, 0, 0, 0, 0 };
+    int sync = strcmp(argv[0], "sync") == 0, rc, own, first;
     const char *cmd = sync ? "mpi sync" : "mpi clc", *outdir;
     struct cli_clc_args c;
     struct cli_sync_args s;
@@ -72,7 +73,11 @@ static int run(int argc, char **argv, int rank, int ranks)
     }
     rc = sync ? tsync__replay_sync(&r, &link, argv[optind], outdir, &s.o, ctx)
               : tsync__replay_clc(&r, &link, argv[optind], outdir, &c.po.clc, check, ctx);
-    if (rc && strcmp(tsync_ctx_error(ctx), TSYNC_REPLAY_OTHERS) != 0)
+    /* The error of the first process that failed on its own: one that every
+     * process meets (options against the trace, a definition) is printed once. */
+    own = rc && strcmp(tsync_ctx_error(ctx), TSYNC_REPLAY_OTHERS) != 0 ? rank : INT_MAX;
+    MPI_Allreduce(&own, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rc && first == rank)
         fprintf(stderr, "tracesync-mpi %s: %s\n", argv[0], tsync_ctx_error(ctx));
     else if (rc == TSYNC_OK && rank == 0)
         print_result(argv[0], r, &link, outdir, ranks);

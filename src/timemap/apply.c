@@ -30,7 +30,7 @@ int tsync_map_set_apply(const tsync_map_set *set, const tsync_trace *t, tsync_ti
         const tsync_time *raw = l->time;
         tsync_time *out = tl->time[i];
         size_t n = (size_t)l->n_events;
-        if (n == 0)
+        if (n == 0 || (t->held && !t->held[i]))  /* another process of the replay's */
             continue;
         if (!set->of[i]) {
             memcpy(out, raw, n * sizeof(*out));

@@ -16,6 +16,11 @@
  * (union-find with that constraint). A location left alone gets a domain of its own,
  * named as by TSYNC_DOMAIN_LOCATION; a group of several is named after the domain and
  * its number ("node3.1"). Domains the messages do not contradict are kept as they are.
+ *
+ * On the processes of the MPI replay each counts the messages its locations
+ * receive (the sends' times come with the trace) and the counts are reduced over
+ * them, so that every process decides what one process would; every reduction
+ * comes before the steps that only this process takes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +68,74 @@ static uint32_t find(uint32_t *up, uint32_t x)
     return x;
 }
 
+/* Whether any process failed (failed: this one); alone, whether it did. */
+static int any_failed(const struct tsync__reducer *red, int failed)
+{
+    int64_t f = failed;
+    if (red && red->reduce(red->arg, &f, 1, 0))
+        return 1;
+    return f != 0;
+}
+
+/* v[0, n) reduced over the processes (sum, or the maximum); alone, as it is. 0, or
+ * -1 when the reduction failed. */
+static int reduce(const struct tsync__reducer *red, int64_t *v, size_t n, int sum)
+{
+    return red && red->reduce(red->arg, v, (int)n, sum) ? -1 : 0;
+}
+
+/* Message i's reversal (send time minus receive time), where its receiver is held
+ * here. */
+static int64_t reversal(const struct tsync_trace *t, size_t i)
+{
+    const struct tsync_message *m = &t->messages[i];
+    return tsync__message_send_time(t, i) - t->locations[m->recv_loc].time[m->recv_idx];
+}
+
+/* The pairwise counts of domain d's k locations (pos[]: a location's place among
+ * them) over every process: ps[a k + b] the messages from a to b and whether one
+ * contradicts a shared clock. 0, TSYNC_ENOMEM here, or 1: another process failed. */
+static int pair_stats(const struct tsync_trace *t, uint32_t d, uint32_t k, const uint32_t *pos,
+                      int64_t limit, const struct tsync__reducer *red, struct pair_stat *ps)
+{
+    int64_t *v = red ? calloc((size_t)k * k * 2, sizeof(*v)) : NULL;
+    int rc = 0;
+    if (any_failed(red, red && !v)) {
+        rc = red && !v ? TSYNC_ENOMEM : 1;
+        goto out;
+    }
+    for (size_t i = 0; i < t->n_messages; i++) {
+        const struct tsync_message *m = &t->messages[i];
+        const struct tsync_location *s = &t->locations[m->send_loc],
+                                    *r = &t->locations[m->recv_loc];
+        struct pair_stat *p;
+        if (s->domain != d || r->domain != d || m->send_loc == m->recv_loc ||
+            !tsync__held(t, m->recv_loc))
+            continue;
+        p = &ps[(size_t)pos[m->send_loc] * k + pos[m->recv_loc]];
+        p->n++;
+        if (reversal(t, i) > limit)
+            p->contradicts = 1;
+    }
+    if (red) {
+        for (size_t j = 0; j < (size_t)k * k; j++) {
+            v[j] = ps[j].n;
+            v[(size_t)k * k + j] = ps[j].contradicts;
+        }
+        if (reduce(red, v, (size_t)k * k, 1) || reduce(red, v + (size_t)k * k, (size_t)k * k, 0)) {
+            rc = 1;
+            goto out;
+        }
+        for (size_t j = 0; j < (size_t)k * k; j++) {
+            ps[j].n = (uint32_t)v[j];
+            ps[j].contradicts = (uint8_t)v[(size_t)k * k + j];
+        }
+    }
+out:
+    free(v);
+    return rc;
+}
+
 /* Whether groups ra and rb hold two locations whose messages contradict. */
 static int groups_conflict(const struct pair_stat *ps, uint32_t *up, uint32_t k, uint32_t ra,
                            uint32_t rb)
@@ -80,35 +153,30 @@ static int groups_conflict(const struct pair_stat *ps, uint32_t *up, uint32_t k,
 }
 
 /* The groups of the k locations of domain d (pos[]: a location's place among them): group[i] in 0 .. *n_groups-1, in
- * order of each group's first location. 0 or TSYNC_ENOMEM. */
+ * order of each group's first location. 0, TSYNC_ENOMEM here, or 1: another
+ * process failed. */
 static int group_locations(const struct tsync_trace *t, uint32_t d, uint32_t k,
-                           const uint32_t *pos, int64_t limit, uint32_t *group,
-                           uint32_t *n_groups)
+                           const uint32_t *pos, int64_t limit, const struct tsync__reducer *red,
+                           uint32_t *group, uint32_t *n_groups)
 {
     struct pair_stat *ps = NULL;
     struct cand *c = NULL;
     uint32_t *up = malloc(k * sizeof(*up)), *id = malloc(k * sizeof(*id)), nc = 0;
-    int rc = TSYNC_ENOMEM;
-    if (!up || !id)
+    int rc, pairwise = k <= MAX_PAIRWISE, failed;
+    if (pairwise) {
+        ps = calloc((size_t)k * k, sizeof(*ps));
+        c = malloc(((size_t)k * (k - 1) / 2 + 1) * sizeof(*c));
+    }
+    failed = !up || !id || (pairwise && (!ps || !c));
+    if (any_failed(red, failed)) {
+        rc = failed ? TSYNC_ENOMEM : 1;
         goto out;
+    }
     for (uint32_t i = 0; i < k; i++)
         up[i] = i;
-    if (k <= MAX_PAIRWISE) {
-        if (!(ps = calloc((size_t)k * k, sizeof(*ps))) ||
-            !(c = malloc(((size_t)k * (k - 1) / 2 + 1) * sizeof(*c))))
+    if (pairwise) {
+        if ((rc = pair_stats(t, d, k, pos, limit, red, ps)))
             goto out;
-        for (size_t i = 0; i < t->n_messages; i++) {
-            const struct tsync_message *m = &t->messages[i];
-            const struct tsync_location *s = &t->locations[m->send_loc],
-                                        *r = &t->locations[m->recv_loc];
-            struct pair_stat *p;
-            if (s->domain != d || r->domain != d || m->send_loc == m->recv_loc)
-                continue;
-            p = &ps[(size_t)pos[m->send_loc] * k + pos[m->recv_loc]];
-            p->n++;
-            if (s->time[m->send_idx] - r->time[m->recv_idx] > limit)
-                p->contradicts = 1;
-        }
         for (uint32_t a = 0; a < k; a++)
             for (uint32_t b = a + 1; b < k; b++) {
                 const struct pair_stat *ab = &ps[a * k + b], *ba = &ps[b * k + a];
@@ -190,31 +258,72 @@ static void warn_split(const struct tsync_trace *t, const tsync_domain_split *sp
                 tsync__fmt_seconds(b, sizeof(b), sp->limit_s));
 }
 
-int tsync__split_domains(struct tsync_trace *t, int64_t limit, tsync_ctx *ctx)
+/* The failure rc of a step (1: another process's), reported. */
+static int split_failed(int rc, tsync_ctx *ctx)
+{
+    return rc == 1 ? tsync__fail(ctx, TSYNC_EIO, "%s", TSYNC_OTHERS_FAILED) : tsync__oom(ctx);
+}
+
+/* The messages inside each domain over every process (in[]: this process's on
+ * entry). 0, TSYNC_ENOMEM here, or 1: another process failed. */
+static int count_inside(const struct tsync_trace *t, int64_t limit, const struct tsync__reducer *red,
+                        struct inside *in)
+{
+    uint32_t nd = t->n_domains;
+    int64_t *v = red ? malloc((nd ? 3 * nd : 1) * sizeof(*v)) : NULL;
+    int rc = 0;
+    if (any_failed(red, red && !v))
+        return red && !v ? TSYNC_ENOMEM : 1;
+    for (size_t i = 0; i < t->n_messages; i++) {
+        const struct tsync_message *m = &t->messages[i];
+        uint32_t d = t->locations[m->send_loc].domain;
+        int64_t rev;
+        if (d != t->locations[m->recv_loc].domain || d >= nd || !tsync__held(t, m->recv_loc))
+            continue;
+        rev = reversal(t, i);
+        in[d].messages++;
+        if (rev > limit)
+            in[d].contradicting++;
+        if (rev > in[d].max_reversal)
+            in[d].max_reversal = rev;
+    }
+    if (red) {
+        for (uint32_t d = 0; d < nd; d++) {
+            v[d] = (int64_t)in[d].messages;
+            v[nd + d] = (int64_t)in[d].contradicting;
+            v[2 * nd + d] = in[d].max_reversal;
+        }
+        if (reduce(red, v, 2 * (size_t)nd, 1) || reduce(red, v + 2 * nd, nd, 0))
+            rc = 1;
+        for (uint32_t d = 0; rc == 0 && d < nd; d++) {
+            in[d].messages = (uint64_t)v[d];
+            in[d].contradicting = (uint64_t)v[nd + d];
+            in[d].max_reversal = v[2 * nd + d];
+        }
+    }
+    free(v);
+    return rc;
+}
+
+int tsync__split_domains(struct tsync_trace *t, int64_t limit, const struct tsync__reducer *red,
+                         tsync_ctx *ctx)
 {
     uint32_t nd_old = t->n_domains, nd = 0, *pos = NULL, *count = NULL, *group = NULL,
-             *new_dom = NULL;
+             *n_groups = NULL, *new_dom = NULL;
     struct inside *in = calloc(nd_old ? nd_old : 1, sizeof(*in));
     struct tsync_domain *dom = NULL;
     tsync_loc *locs = NULL;
     size_t n_split = 0;
-    int rc = TSYNC_ENOMEM;
+    int rc;
 
-    if (!in)
-        return tsync__oom(ctx);
+    if (any_failed(red, !in)) {
+        free(in);
+        return split_failed(in ? 1 : TSYNC_ENOMEM, ctx);
+    }
     t->domain_rule = TSYNC_DOMAIN_AUTO;
-    for (size_t i = 0; i < t->n_messages; i++) {
-        const struct tsync_message *m = &t->messages[i];
-        const struct tsync_location *s = &t->locations[m->send_loc],
-                                    *r = &t->locations[m->recv_loc];
-        int64_t rev = s->time[m->send_idx] - r->time[m->recv_idx];
-        if (s->domain != r->domain || s->domain >= nd_old)
-            continue;
-        in[s->domain].messages++;
-        if (rev > limit)
-            in[s->domain].contradicting++;
-        if (rev > in[s->domain].max_reversal)
-            in[s->domain].max_reversal = rev;
+    if ((rc = count_inside(t, limit, red, in))) {
+        free(in);
+        return split_failed(rc, ctx);
     }
     for (uint32_t d = 0; d < nd_old; d++)
         n_split += in[d].contradicting > 0;
@@ -225,26 +334,40 @@ int tsync__split_domains(struct tsync_trace *t, int64_t limit, tsync_ctx *ctx)
     pos = malloc(t->n_locations * sizeof(*pos));
     count = calloc(nd_old, sizeof(*count));
     group = malloc(t->n_locations * sizeof(*group));
+    n_groups = malloc(nd_old * sizeof(*n_groups));
     new_dom = malloc(t->n_locations * sizeof(*new_dom));
     locs = malloc(t->n_locations * sizeof(*locs));
     dom = calloc((size_t)nd_old + t->n_locations, sizeof(*dom));
     t->splits = calloc(n_split, sizeof(*t->splits));
-    if (!pos || !count || !group || !new_dom || !locs || !dom || !t->splits)
+    rc = !pos || !count || !group || !n_groups || !new_dom || !locs || !dom || !t->splits;
+    if (any_failed(red, rc)) {
+        rc = rc ? TSYNC_ENOMEM : 1;
         goto out;
+    }
     for (tsync_loc i = 0; i < t->n_locations; i++)
         if (t->locations[i].domain < nd_old)
             pos[i] = count[t->locations[i].domain]++;
+    /* The groups of every contradicted domain (by location: group[locs[i]]) first:
+     * their counts are reduced over the processes. */
+    for (uint32_t d = 0; d < nd_old && rc == 0; d++) {
+        uint32_t k = 0;
+        n_groups[d] = 1;
+        if (!in[d].contradicting)
+            continue;
+        for (tsync_loc i = 0; i < t->n_locations; i++)
+            if (t->locations[i].domain == d)
+                locs[k++] = i;
+        /* new_dom is filled only below: here it holds the domain's groups */
+        if ((rc = group_locations(t, d, k, pos, limit, red, new_dom, &n_groups[d])) == 0)
+            for (uint32_t i = 0; i < k; i++)
+                group[locs[i]] = new_dom[i];
+    }
+    if (rc)
+        goto out;
     for (uint32_t d = 0; d < nd_old; d++) {
-        uint32_t k = 0, n_groups = 1, first = nd;
+        uint32_t k = 0, first = nd;
         tsync_domain_split *sp = &t->splits[t->n_splits];
-        if (in[d].contradicting) {
-            for (tsync_loc i = 0; i < t->n_locations; i++)
-                if (t->locations[i].domain == d)
-                    locs[k++] = i;
-            if ((rc = group_locations(t, d, k, pos, limit, group, &n_groups)))
-                goto out;
-        }
-        if (n_groups < 2) {              /* kept as it is */
+        if (n_groups[d] < 2) {           /* kept as it is */
             dom[nd] = t->domains[d];
             t->domains[d].name = NULL;
             for (tsync_loc i = 0; i < t->n_locations; i++)
@@ -253,7 +376,12 @@ int tsync__split_domains(struct tsync_trace *t, int64_t limit, tsync_ctx *ctx)
             nd++;
             continue;
         }
-        if ((rc = add_parts(t, d, locs, k, group, n_groups, dom, &nd, new_dom, sp)))
+        for (tsync_loc i = 0; i < t->n_locations; i++)   /* pos: no longer needed */
+            if (t->locations[i].domain == d) {
+                pos[k] = group[i];
+                locs[k++] = i;
+            }
+        if ((rc = add_parts(t, d, locs, k, pos, n_groups[d], dom, &nd, new_dom, sp)))
             goto out;
         sp->name = t->domains[d].name;   /* taken */
         t->domains[d].name = NULL;
@@ -284,7 +412,8 @@ out:
     free(pos);
     free(count);
     free(group);
+    free(n_groups);
     free(new_dom);
     free(locs);
-    return rc ? tsync__oom(ctx) : 0;
+    return rc ? split_failed(rc, ctx) : 0;
 }

@@ -30,6 +30,21 @@ uint32_t tsync__location_holder(tsync_loc l, uint32_t n_locations, uint32_t n_ra
     return (uint32_t)((uint64_t)l * n_ranks / (n_locations ? n_locations : 1));
 }
 
+size_t tsync__message_at(const struct tsync_trace *t, uint64_t id)
+{
+    size_t lo = 0, hi = t->n_messages;
+    if (!t->message_ids)
+        return (size_t)id;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->message_ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 void tsync_trace_free(tsync_trace *t)
 {
     if (!t)
@@ -55,6 +70,7 @@ void tsync_trace_free(tsync_trace *t)
     free(t->held);
     free(t->messages);
     free(t->message_ids);
+    free(t->send_time);
     free(t->collectives);
     free(t->members);
     free(t->offsets);

@@ -16,6 +16,9 @@
  * 000): its messages are ping-pong exchanges made to measure offsets. */
 #define TSYNC_SESSION_COMM "tracesync timesync"
 
+/* What a process of the MPI replay (src/replay/) says when another one failed. */
+#define TSYNC_OTHERS_FAILED "another process of the replay failed"
+
 /* What an event means to synchronization; everything else is TSYNC_EV_OTHER. */
 enum tsync_event_kind {
     TSYNC_EV_OTHER = 0,
@@ -172,6 +175,9 @@ struct tsync_trace {
     uint64_t *message_ids;      /* per message: its index among the whole trace's, when
                                  * the trace holds only those of its held locations (a
                                  * process of the replay, ascending); NULL: the same */
+    tsync_time *send_time;      /* per message: where its receiver is held here and its
+                                 * sender elsewhere, the send's time (a process of the
+                                 * replay); NULL: none */
     size_t n_collectives;
     struct tsync_collective *collectives;
     size_t n_members;
@@ -200,6 +206,26 @@ struct tsync_timeline {
  * location order, so that the processes in rank order hold the locations in order. */
 uint32_t tsync__location_holder(tsync_loc l, uint32_t n_locations, uint32_t n_ranks);
 
+/* The index here of the message of index `id` in the whole trace, which this
+ * process holds (t->message_ids ascend; without them, id). */
+size_t tsync__message_at(const struct tsync_trace *t, uint64_t id);
+
+/* Message i's send time as recorded, also where another process holds the sender
+ * (t->send_time). */
+static inline tsync_time tsync__message_send_time(const struct tsync_trace *t, size_t i)
+{
+    const struct tsync_message *m = &t->messages[i];
+    if (t->held && !t->held[m->send_loc])
+        return t->send_time[i];
+    return t->locations[m->send_loc].time[m->send_idx];
+}
+
+/* Whether this process holds location l (every process does outside the replay). */
+static inline int tsync__held(const struct tsync_trace *t, tsync_loc l)
+{
+    return !t->held || t->held[l];
+}
+
 /* Frees message lists and the array that holds them. */
 void tsync__message_lists_free(struct tsync_message_list *lists, size_t n);
 
@@ -208,12 +234,22 @@ struct tsync_trace *tsync__trace_alloc(const char *path);
 /* The name of a location's own clock domain (TSYNC_DOMAIN_LOCATION): "location ID"
  * in OTF2, the location's name in a CSV. Malloc'ed; NULL when out of memory. */
 char *tsync__own_domain_name(const struct tsync_trace *t, tsync_loc loc);
+/* A reduction over the processes of the MPI replay: v[0..n) becomes its maximum
+ * (sum = 0) or its sum (sum = 1) over them. 0 or a negative TSYNC_E* code. */
+struct tsync__reducer {
+    int (*reduce)(void *arg, int64_t *v, int n, int sum);
+    void *arg;
+};
+
 /* TSYNC_DOMAIN_AUTO (domain_split.c): splits every domain whose messages between
  * its own locations arrive more than `limit` ticks before they were sent into the
  * groups of locations the messages support, renumbers the domains, records the
- * splits, warns for each, and sets the rule to TSYNC_DOMAIN_AUTO. 0 or TSYNC_ENOMEM
- * (the trace is then only fit to be freed). */
-int tsync__split_domains(struct tsync_trace *t, int64_t limit, tsync_ctx *ctx);
+ * splits, warns for each, and sets the rule to TSYNC_DOMAIN_AUTO. With `red`, every
+ * process of the replay calls it together, counting the messages its locations
+ * receive, and all decide the same (NULL: alone). 0, TSYNC_ENOMEM, or TSYNC_EIO
+ * when another process failed (the trace is then only fit to be freed). */
+int tsync__split_domains(struct tsync_trace *t, int64_t limit, const struct tsync__reducer *red,
+                         tsync_ctx *ctx);
 /* Class of an OTF2_CollectiveOp (seed 002, section 4.1). */
 enum tsync_coll_class tsync__coll_class(uint32_t otf2_op);
 /* Seconds between two tick values, for people. */

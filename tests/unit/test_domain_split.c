@@ -33,7 +33,7 @@ static struct fx_warnings split(tsync_trace *t)
     tsync_ctx *ctx;
     assert_int_equal(tsync_ctx_new(&ctx), 0);
     tsync_ctx_set_log(ctx, fx_collect, &w);
-    assert_int_equal(tsync__split_domains(t, LIMIT, ctx), 0);
+    assert_int_equal(tsync__split_domains(t, LIMIT, NULL, ctx), 0);
     tsync_ctx_free(ctx);
     return w;
 }

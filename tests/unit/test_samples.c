@@ -14,6 +14,7 @@
 
 #include "estimate/samples.h"
 #include "match/match.h"
+#include "util/vec.h"
 
 #include "est_fixture.h"
 
@@ -50,11 +51,16 @@ struct collected {
     struct tsync__intra intra;
 };
 
+static void collect_opts(struct collected *c, const tsync_trace *t, const struct tsync__sample_opts *o)
+{
+    assert_int_equal(tsync__graph_init(&c->g, t->n_domains, tsync__pair_free), 0);
+    assert_int_equal(tsync__collect_samples(&c->g, t, NULL, 0, o, &c->intra), 0);
+}
+
 static void collect(struct collected *c, const tsync_trace *t)
 {
     struct tsync__sample_opts o = { { MU_INTRA, MU_INTER, MU_INTER, 0, NULL }, 0, 0, 0, 0 };
-    assert_int_equal(tsync__graph_init(&c->g, t->n_domains, tsync__pair_free), 0);
-    assert_int_equal(tsync__collect_samples(&c->g, t, NULL, 0, &o, &c->intra), 0);
+    collect_opts(c, t, &o);
 }
 
 /* The samples of edge i. */
@@ -358,6 +364,253 @@ static void test_sort_points(void **state)
     check_sort(100000, half_random);
 }
 
+/* ---- in parts ---------------------------------------------------------------------- */
+
+static int i64_order(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+static int keyed_order(const void *pa, const void *pb)
+{
+    const struct tsync__keyed *a = pa, *b = pb;
+    if (a->lo != b->lo || a->hi != b->hi)
+        return a->lo != b->lo ? (a->lo < b->lo ? -1 : 1) : (a->hi < b->hi ? -1 : 1);
+    if (a->s.kind != b->s.kind)
+        return a->s.kind < b->s.kind ? -1 : 1;
+    if (a->key[0] != b->key[0])
+        return a->key[0] < b->key[0] ? -1 : 1;
+    return a->key[1] < b->key[1] ? -1 : a->key[1] > b->key[1];
+}
+
+/* The keyed samples v[0, n) of every part, put in the order of their keys, against
+ * the serial pairs; the parts' sources (g[]) and messages inside domains (in[])
+ * summed against the serial ones. */
+static void check_parts(const struct collected *serial, struct tsync__keyed *v, size_t n,
+                        const struct tsync__graph *g, const struct tsync__intra *in, uint32_t parts)
+{
+    size_t placed = 0;
+    uint64_t messages = 0, reversed = 0, contradicting = 0;
+    int64_t worst = 0;
+    qsort(v, n, sizeof(*v), keyed_order);
+    for (size_t e = 0; e < serial->g.n_edges; e++) {
+        const struct tsync__edge *edge = &serial->g.e[e];
+        const struct tsync__pair *want = tsync__pair_of(edge);
+        struct tsync__pair_samples got;
+        tsync_estimate_sources from = { 0, 0, 0, 0 };
+        memset(&got, 0, sizeof(got));
+        for (size_t i = 0; i < n; i++) {
+            struct tsync__pt pt = { v[i].s.x, v[i].s.y };
+            if (v[i].lo != edge->lo || v[i].hi != edge->hi)
+                continue;
+            placed++;
+            if (v[i].s.kind == TSYNC__ABOVE)
+                assert_int_equal(TSYNC_PUSH(got.above, got.n_above, got.cap_above, pt), 0);
+            else if (v[i].s.kind == TSYNC__BELOW)
+                assert_int_equal(TSYNC_PUSH(got.below, got.n_below, got.cap_below, pt), 0);
+            else
+                assert_int_equal(TSYNC_PUSH(got.exch, got.n_exch, got.cap_exch, v[i].s), 0);
+        }
+        assert_int_equal(tsync__pair_samples_sort(&got), 0);
+        assert_int_equal(got.n_above, want->s.n_above);
+        assert_int_equal(got.n_below, want->s.n_below);
+        assert_int_equal(got.n_exch, want->s.n_exch);
+        assert_memory_equal(got.above, want->s.above, got.n_above * sizeof(*got.above));
+        assert_memory_equal(got.below, want->s.below, got.n_below * sizeof(*got.below));
+        for (size_t i = 0; i < got.n_exch; i++) {
+            assert_int_equal(got.exch[i].x, want->s.exch[i].x);
+            assert_int_equal(got.exch[i].y, want->s.exch[i].y);
+            assert_int_equal(got.exch[i].err, want->s.exch[i].err);
+            assert_int_equal(got.exch[i].measured, want->s.exch[i].measured);
+        }
+        for (uint32_t p = 0; p < parts; p++)
+            for (size_t k = 0; k < g[p].n_edges; k++)
+                if (g[p].e[k].lo == edge->lo && g[p].e[k].hi == edge->hi) {
+                    const tsync_estimate_sources *f = &tsync__pair_of(&g[p].e[k])->from;
+                    from.messages += f->messages;
+                    from.collectives += f->collectives;
+                    from.sessions += f->sessions;
+                    from.offsets += f->offsets;
+                }
+        assert_memory_equal(&from, &want->from, sizeof(from));
+        tsync__pair_samples_free(&got);
+    }
+    assert_int_equal(placed, n);
+    for (uint32_t p = 0; p < parts; p++) {
+        messages += in[p].messages;
+        reversed += in[p].reversed;
+        contradicting += in[p].contradicting;
+        worst = in[p].max_reversal > worst ? in[p].max_reversal : worst;
+    }
+    assert_int_equal(messages, serial->intra.messages);
+    assert_int_equal(reversed, serial->intra.reversed);
+    assert_int_equal(contradicting, serial->intra.contradicting);
+    assert_int_equal(worst, serial->intra.max_reversal);
+}
+
+/* The index of location l's event at time `at`. */
+static uint64_t event_at(const tsync_trace *t, tsync_loc l, tsync_time at)
+{
+    for (uint64_t i = 0; i < t->locations[l].n_events; i++)
+        if (t->locations[l].time[i] == at)
+            return i;
+    fail_msg("no event of location %u at %lld", l, (long long)at);
+    return 0;
+}
+
+/* Six locations on three nodes: ping-pongs (each receive after an event of its
+ * own, some waited for), messages inside nodes (one reversed), three collective
+ * instances over all (N-to-N, rooted, scan), ClockOffset records. */
+static tsync_trace *mixed_trace(void)
+{
+    static const uint32_t nodes[] = { 0, 0, 1, 1, 2, 2 };
+    static const enum tsync_coll_class cls[] = { TSYNC_COLL_N_TO_N, TSYNC_COLL_ONE_TO_N,
+                                                 TSYNC_COLL_SCAN };
+    struct fx *f = fx_new(6, nodes, 0);
+    uint64_t rng = 11;
+    tsync_trace *t;
+    for (int k = 0; k < 120; k++) {
+        tsync_loc a = (tsync_loc)(step(&rng) % 6), b = (tsync_loc)(step(&rng) % 6);
+        tsync_time at = 100000 + 20000 * k, wait = step(&rng) % 2 ? 3000 : 10;
+        if (a == b)
+            b = (b + 1) % 6;
+        fx_event(f, b, at + 2000 - wait);
+        fx_msg(f, a, at, b, at + 2000);
+        fx_event(f, a, at + 5000 - wait);
+        fx_msg(f, b, at + 3000, a, at + 5000 + (tsync_time)(step(&rng) % 500));
+    }
+    for (tsync_loc l = 0; l < 6; l++)
+        for (int q = 0; q < 3; q++) {
+            fx_event(f, l, 5000000 + 100000 * q + 100 * l);              /* begin */
+            fx_event(f, l, 5000000 + 100000 * q + 50000 - 900 * l);      /* end */
+        }
+    fx_msg(f, 0, 9000000, 1, 8999000);                 /* inside node 0, reversed */
+    fx_offset(f, 0, 50000, 0, 0);
+    fx_offset(f, 2, 50000, -1500, 0);
+    fx_offset(f, 4, 60000, 800, 0);
+    fx_offset(f, 2, 6000000, -1400, 0);
+    t = fx_done(f);
+    t->collectives = calloc(3, sizeof(*t->collectives));
+    t->members = calloc(18, sizeof(*t->members));
+    assert_true(t->collectives && t->members);
+    t->n_collectives = 3;
+    t->n_members = 18;
+    for (int q = 0; q < 3; q++) {
+        t->collectives[q] = (struct tsync_collective){ 0, 0, q == 1 ? 2 : TSYNC_NONE,
+                                                       (uint8_t)cls[q], 6, (uint64_t)q * 6 };
+        for (tsync_loc l = 0; l < 6; l++)
+            t->members[q * 6 + l] = (struct tsync_coll_member){
+                l, l, event_at(t, l, 5000000 + 100000 * q + 100 * l),
+                event_at(t, l, 5000000 + 100000 * q + 50000 - 900 * l), 1, 1 };
+    }
+    return t;
+}
+
+
+/* The samples of mixed_trace collected in n parts, as estimate/parts.c collects
+ * them (each process the messages its locations receive, its share of the
+ * instances, the hops of a pair of locations on the lower one's process, the 10th
+ * percentile of all margins), then put in the order of their keys and sorted: the
+ * serial samples, to the bit, with the same sources and the same messages inside
+ * domains. */
+static void test_parts(void **state)
+{
+    struct tsync__sample_opts o = { { MU_INTRA, MU_INTER, MU_INTER, 0, NULL }, 1, 1, 1e-3, 1000000000 };
+    tsync_trace *t = mixed_trace();
+    tsync_time *send = malloc(t->n_messages * sizeof(*send));
+    struct collected serial;
+    assert_non_null(send);
+    for (size_t i = 0; i < t->n_messages; i++)
+        send[i] = t->locations[t->messages[i].send_loc].time[t->messages[i].send_idx];
+    size_t exchanges = 0, measured = 0;
+    collect_opts(&serial, t, &o);
+    assert_int_equal(serial.g.n_edges, 3);
+    assert_true(serial.intra.messages > 0 && serial.intra.reversed > 0);
+    for (size_t e = 0; e < serial.g.n_edges; e++)
+        for (size_t i = 0; i < samples(&serial, e)->n_exch; i++) {
+            exchanges += !samples(&serial, e)->exch[i].measured;
+            measured += samples(&serial, e)->exch[i].measured;
+        }
+    (void)state;
+    assert_true(exchanges > 10 && measured == 3);
+    for (uint32_t n = 1; n <= 4; n++) {
+        struct tsync_trace part[4];
+        struct tsync__sample_part sp[4];
+        struct tsync__collector *c[4];
+        struct tsync__graph g[4];
+        struct tsync__intra in[4];
+        struct tsync__hop *hops[4], *all = NULL;
+        struct tsync__keyed *keyed = NULL;
+        tsync_time *mt[4];
+        int64_t *margins = NULL;
+        size_t n_hops[4], n_all = 0, n_margins = 0, n_keyed = 0;
+        for (uint32_t p = 0; p < n; p++) {
+            size_t k = 0;
+            part[p] = *t;
+            part[p].send_time = send;
+            assert_non_null(part[p].held = calloc(t->n_locations, 1));
+            for (tsync_loc l = 0; l < t->n_locations; l++)
+                part[p].held[l] = tsync__location_holder(l, t->n_locations, n) == p;
+            assert_non_null(mt[p] = malloc(2 * t->n_members * sizeof(tsync_time)));
+            for (size_t q = p; q < t->n_collectives; q += n)
+                for (uint32_t i = 0; i < t->collectives[q].n_members; i++, k++) {
+                    const struct tsync_coll_member *m = &t->members[t->collectives[q].first_member + i];
+                    mt[p][2 * k] = t->locations[m->loc].time[m->begin_idx];
+                    mt[p][2 * k + 1] = t->locations[m->loc].time[m->end_idx];
+                }
+            sp[p] = (struct tsync__sample_part){ p, n, mt[p], NULL, 0, 0 };
+            assert_int_equal(tsync__graph_init(&g[p], t->n_domains, tsync__pair_free), 0);
+            assert_int_equal(tsync__part_collector_new(&c[p], &g[p], &part[p], &o, &in[p], &sp[p]), 0);
+            assert_int_equal(tsync__collect_part_messages(c[p], &hops[p], &n_hops[p]), 0);
+            all = realloc(all, (n_all + n_hops[p] + 1) * sizeof(*all));
+            assert_non_null(all);
+            memcpy(all + n_all, hops[p], n_hops[p] * sizeof(*all));
+            n_all += n_hops[p];
+            free(hops[p]);
+        }
+        for (uint32_t p = 0; p < n; p++) {          /* each pair's hops on its lower end's */
+            int64_t *m = NULL;
+            size_t nm = 0;
+            n_hops[p] = 0;
+            assert_non_null(hops[p] = malloc((n_all + 1) * sizeof(*all)));
+            for (size_t i = n_all; i-- > 0;)
+                if (tsync__location_holder(all[i].a, t->n_locations, n) == p)
+                    hops[p][n_hops[p]++] = all[i];
+            assert_int_equal(tsync__collect_part_exchanges(c[p], hops[p], n_hops[p], &m, &nm), 0);
+            margins = realloc(margins, (n_margins + nm + 1) * sizeof(*margins));
+            assert_non_null(margins);
+            memcpy(margins + n_margins, m, nm * sizeof(*m));
+            n_margins += nm;
+            free(m);
+            free(hops[p]);
+        }
+        qsort(margins, n_margins, sizeof(*margins), i64_order);
+        for (uint32_t p = 0; p < n; p++) {
+            assert_int_equal(tsync__collect_part_offsets(c[p], n_margins > 0,
+                                                         n_margins ? margins[n_margins / 10] : 0), 0);
+            keyed = realloc(keyed, (n_keyed + sp[p].n_out + 1) * sizeof(*keyed));
+            assert_non_null(keyed);
+            memcpy(keyed + n_keyed, sp[p].out, sp[p].n_out * sizeof(*keyed));
+            n_keyed += sp[p].n_out;
+        }
+        check_parts(&serial, keyed, n_keyed, g, in, n);
+        for (uint32_t p = 0; p < n; p++) {
+            tsync__part_collector_free(c[p]);
+            tsync__graph_free(&g[p]);
+            free(sp[p].out);
+            free(mt[p]);
+            free(part[p].held);
+        }
+        free(all);
+        free(margins);
+        free(keyed);
+    }
+    tsync__graph_free(&serial.g);
+    free(send);
+    tsync_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -369,6 +622,7 @@ int main(void)
         cmocka_unit_test(test_prompt_exchanges),
         cmocka_unit_test(test_contradicting_offsets),
         cmocka_unit_test(test_sort_points),
+        cmocka_unit_test(test_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

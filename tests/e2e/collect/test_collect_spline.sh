@@ -59,6 +59,13 @@ for k in ("location 1", "location 2"):
     assert s[k]["messages"] in (80, 160) and s[k]["sessions"] == 180 and s[k]["offsets"] == 9, s
     assert s[k]["collectives"] == 0, s
 P
+# tracesync-mpi sync on two processes (one of them holding two locations, the
+# sessions' messages crossing between them) writes the same archive.
+if [ -n "${TRACESYNC_MPI:-}" ]; then
+    . "$(dirname "$E2E_LIB")/replay/lib.sh"
+    run 0 mpi 2 sync spline/traces.otf2 -o mpisynced --domains location -q
+    same_archive synced/traces.otf2 mpisynced/traces.otf2
+fi
 # the run with the start and end sessions only, ClockOffset records left out
 run 0 "$TRACESYNC" sync line/traces.otf2 -o synced-line --domains location --no-offsets --json
 json_eq out.txt '[x["sources"]["sessions"] for x in d["estimate"]["estimate"]["domains"]]' "[0, 40, 40]"

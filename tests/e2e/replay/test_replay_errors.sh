@@ -30,3 +30,10 @@ run 2 mpi 2 clc "$DATA/eztrace-pingring/eztrace_log.otf2"
 contains err.txt "no output directory"
 run 2 mpi 2 clc "$DATA/eztrace-pingring/eztrace_log.otf2" -o out --gamma 2
 nothing_in out
+
+# An option the estimate checks against the trace: every process meets it, one
+# prints it, as tracesync sync does.
+run 2 mpi 3 sync "$DATA/eztrace-pingring/eztrace_log.otf2" -o out --reference nosuch
+contains err.txt 'eztrace_log.otf2: estimate: reference domain "nosuch" is not in the trace'
+[ "$(grep -c "tracesync-mpi sync:" err.txt)" -eq 1 ] || fail "the error is printed more than once"
+nothing_in out

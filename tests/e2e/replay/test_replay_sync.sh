@@ -1,7 +1,7 @@
 # test_replay_sync.sh - tracesync-mpi sync writes the archive `tracesync sync`
-# writes, to the bit: the time maps estimated on process 0 and each process's
-# mapped times sent to it, then the clc replayed and the shift; with each
-# estimator, without the clc, and without the estimate (the ClockOffset
+# writes, to the bit: the time maps estimated by every process together
+# (test_replay_estimate.sh has more of that), then the clc replayed and the shift;
+# with each estimator, without the clc, and without the estimate (the ClockOffset
 # interpolation then, as serial).
 . "$E2E_LIB"
 . "$(dirname "$E2E_LIB")/replay/lib.sh"
