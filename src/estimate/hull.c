@@ -75,17 +75,30 @@ struct hull {
     uint64_t n_above, n_below;
 };
 
+/* a d - b c for the differences a = a1 - a0, ... exactly. Where each difference
+ * fits in 64 bits (always, for coordinates within +-2^62) the products are single
+ * 64 x 64 -> 128-bit multiplications; the subtractions in 128 bits otherwise. */
+static i128 det(tsync_time a1, tsync_time a0, tsync_time d1, tsync_time d0, tsync_time b1,
+                tsync_time b0, tsync_time c1, tsync_time c0)
+{
+    int64_t a, b, c, d;
+    if (__builtin_sub_overflow(a1, a0, &a) || __builtin_sub_overflow(d1, d0, &d) ||
+        __builtin_sub_overflow(b1, b0, &b) || __builtin_sub_overflow(c1, c0, &c))
+        return ((i128)a1 - a0) * ((i128)d1 - d0) - ((i128)b1 - b0) * ((i128)c1 - c0);
+    return (i128)a * d - (i128)b * c;
+}
+
 /* (a - o) x (b - o): > 0 when b lies left of the direction o -> a. */
 static i128 cross(struct tsync__pt o, struct tsync__pt a, struct tsync__pt b)
 {
-    return ((i128)a.x - o.x) * ((i128)b.y - o.y) - ((i128)a.y - o.y) * ((i128)b.x - o.x);
+    return det(a.x, o.x, b.y, o.y, a.y, o.y, b.x, o.x);
 }
 
 /* slope(p1 -> q1) > slope(p2 -> q2), both with q.x > p.x. */
 static int slope_gt(struct tsync__pt p1, struct tsync__pt q1, struct tsync__pt p2,
                     struct tsync__pt q2)
 {
-    return ((i128)q1.y - p1.y) * ((i128)q2.x - p2.x) > ((i128)q2.y - p2.y) * ((i128)q1.x - p1.x);
+    return det(q1.y, p1.y, q2.x, p2.x, q2.y, p2.y, q1.x, p1.x) > 0;
 }
 
 /* a - b exactly where it fits in 64 bits (a long double holds it exactly), else
@@ -120,7 +133,10 @@ static int chain_push(struct chain *c, struct tsync__pt p, int lower)
             break;
         c->n--;
     }
-    return TSYNC_PUSH(c->v, c->n, c->cap, p);
+    if (c->n == c->cap && tsync__reserve((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
+        return TSYNC_ENOMEM;
+    c->v[c->n++] = p;
+    return 0;
 }
 
 /* The vertex of v[0, m) touched by the tangent from p, which lies right of all:
@@ -214,11 +230,21 @@ static int hull_add(void *state, const struct tsync__sample *s)
 
 /* ---- the finished piece: estimate and exact range ---------------------------------- */
 
+/* One hull of a finished piece: its vertices, the slopes of its edges (slope[i]
+ * from vertex i to i + 1, as slope() gives them) and the vertex where the envelope
+ * is extreme for each end of the slope interval: the ranges ask for those at every
+ * point of a map. */
+struct side {
+    size_t n;
+    struct tsync__pt *v;
+    long double *slope;
+    size_t at_lo, at_hi;
+};
+
 /* What a hull piece keeps for its range: both hulls and the slope interval. */
 struct hull_range {
     long double a_lo, a_hi;
-    size_t nl, nu;
-    struct tsync__pt *lower, *upper;  /* one allocation */
+    struct side lower, upper;         /* their arrays in this allocation */
 };
 
 /* Vertices on each side of the one the slopes point to that envelope still
@@ -228,14 +254,16 @@ struct hull_range {
 
 /* The vertex where y_i - a x_i is least on a lower hull (sign 1; its edges' slopes
  * increase) or greatest on an upper hull (sign -1; they decrease): the first whose
- * next edge's slope reaches a. */
-static size_t extreme_vertex(const struct tsync__pt *v, size_t n, long double a, int sign)
+ * next edge's slope reaches a; 0 on a hull short enough for envelope to compare
+ * every vertex. */
+static size_t extreme_vertex(const struct side *h, long double a, int sign)
 {
-    size_t lo = 0, hi = n - 1;
+    size_t lo = 0, hi = h->n - 1;
+    if (h->n <= 2 * ENVELOPE_NEAR + 1)
+        return 0;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        long double s = slope(v[mid], v[mid + 1]);
-        if (sign > 0 ? s >= a : s <= a)
+        if (sign > 0 ? h->slope[mid] >= a : h->slope[mid] <= a)
             hi = mid;
         else
             lo = mid + 1;
@@ -244,18 +272,19 @@ static size_t extreme_vertex(const struct tsync__pt *v, size_t n, long double a,
 }
 
 /* min_i (y_i + a (X - x_i)) over the lower hull (sign 1), or max_j over the upper
- * hull (sign -1), relative to the origin. Convex in i: only the vertices around
- * the one the edges' slopes point to are compared (a hull of 10^7 samples has
- * thousands of vertices, and the maps ask for ranges at every window). */
-static long double envelope(const struct tsync__pt *v, size_t n, const struct tsync__piece *pc,
+ * hull (sign -1), relative to the origin, with k = extreme_vertex(h, a, sign).
+ * Convex in i: only the vertices around the one the edges' slopes point to are
+ * compared (a hull of 10^7 samples has thousands of vertices, and the maps ask
+ * for ranges at every window). */
+static long double envelope(const struct side *h, size_t k, const struct tsync__piece *pc,
                             long double a, tsync_time x, int sign)
 {
     long double best = sign > 0 ? INFINITY : -INFINITY;
-    size_t k = n > 2 * ENVELOPE_NEAR + 1 ? extreme_vertex(v, n, a, sign) : 0;
+    size_t n = h->n;
     size_t from = k > ENVELOPE_NEAR ? k - ENVELOPE_NEAR : 0;
     size_t to = n > 2 * ENVELOPE_NEAR + 1 && k + ENVELOPE_NEAR + 1 < n ? k + ENVELOPE_NEAR + 1 : n;
     for (size_t i = from; i < to; i++) {
-        long double val = diff(v[i].y, pc->y0) + a * diff(x, v[i].x);
+        long double val = diff(h->v[i].y, pc->y0) + a * diff(x, h->v[i].x);
         if (sign > 0 ? val < best : val > best)
             best = val;
     }
@@ -269,16 +298,15 @@ static long double clampl(long double a, long double lo, long double hi)
 
 /* The slope of the hull edge over x, clamped to [a_lo, a_hi]; outside the hull the
  * end of the interval that the envelope's slope points to (`out_left`, `out_right`). */
-static long double edge_slope(const struct tsync__pt *v, size_t n, tsync_time x,
-                              const struct hull_range *r, long double out_left,
-                              long double out_right)
+static long double edge_slope(const struct side *h, tsync_time x, const struct hull_range *r,
+                              long double out_left, long double out_right)
 {
-    size_t lo = 0, hi = n;
+    const struct tsync__pt *v = h->v;
+    size_t n = h->n, lo = 0, hi = n;
     if (x < v[0].x)
         return out_left;
     if (x >= v[n - 1].x)
-        return n >= 2 && x == v[n - 1].x ? clampl(slope(v[n - 2], v[n - 1]), r->a_lo, r->a_hi)
-                                         : out_right;
+        return n >= 2 && x == v[n - 1].x ? clampl(h->slope[n - 2], r->a_lo, r->a_hi) : out_right;
     while (lo + 1 < hi) {               /* last vertex with x_k <= x */
         size_t mid = lo + (hi - lo) / 2;
         if (v[mid].x <= x)
@@ -286,39 +314,34 @@ static long double edge_slope(const struct tsync__pt *v, size_t n, tsync_time x,
         else
             hi = mid;
     }
-    return clampl(slope(v[lo], v[lo + 1]), r->a_lo, r->a_hi);
+    return clampl(h->slope[lo], r->a_lo, r->a_hi);
+}
+
+/* The largest (sign 1, lower hull) or smallest (sign -1, upper hull) envelope over
+ * the slope interval at x: concave (convex) in a, so at its ends or at the slope
+ * of the hull edge over x. */
+static long double side_extreme(const struct side *h, const struct hull_range *r,
+                                const struct tsync__piece *pc, tsync_time x, int sign)
+{
+    long double a = sign > 0 ? edge_slope(h, x, r, r->a_lo, r->a_hi)
+                             : edge_slope(h, x, r, r->a_hi, r->a_lo);
+    long double c[3] = { envelope(h, h->at_lo, pc, r->a_lo, x, sign),
+                         envelope(h, h->at_hi, pc, r->a_hi, x, sign),
+                         envelope(h, extreme_vertex(h, a, sign), pc, a, x, sign) };
+    long double best = sign > 0 ? -INFINITY : INFINITY;
+    for (int k = 0; k < 3; k++)
+        if (sign > 0 ? c[k] > best : c[k] < best)
+            best = c[k];
+    return best;
 }
 
 static void hull_range(const struct tsync__piece *pc, tsync_time x, long double *lo,
                        long double *hi)
 {
     const struct hull_range *r = pc->data;
-    long double c[3];
-    *hi = INFINITY;
-    *lo = -INFINITY;
-    if (r->nl) {
-        /* Concave in a: rises while the touching vertex is left of x. */
-        c[0] = r->a_lo;
-        c[1] = r->a_hi;
-        c[2] = edge_slope(r->lower, r->nl, x, r, r->a_lo, r->a_hi);
-        *hi = -INFINITY;
-        for (int k = 0; k < 3; k++) {
-            long double v = envelope(r->lower, r->nl, pc, c[k], x, 1);
-            if (v > *hi)
-                *hi = v;
-        }
-    }
-    if (r->nu) {
-        c[0] = r->a_lo;
-        c[1] = r->a_hi;
-        c[2] = edge_slope(r->upper, r->nu, x, r, r->a_hi, r->a_lo);
-        *lo = INFINITY;
-        for (int k = 0; k < 3; k++) {
-            long double v = envelope(r->upper, r->nu, pc, c[k], x, -1);
-            if (v < *lo)
-                *lo = v;
-        }
-    }
+    /* Concave in a: rises while the touching vertex is left of x. */
+    *hi = r->lower.n ? side_extreme(&r->lower, r, pc, x, 1) : INFINITY;
+    *lo = r->upper.n ? side_extreme(&r->upper, r, pc, x, -1) : -INFINITY;
 }
 
 /* The middle of the feasible offsets for slope a (relative to the origin): both
@@ -327,11 +350,15 @@ static void hull_range(const struct tsync__piece *pc, tsync_time x, long double 
 static long double mid_offset(const struct hull_range *r, const struct tsync__piece *pc,
                               long double a)
 {
-    long double u = r->nl ? envelope(r->lower, r->nl, pc, a, pc->x0, 1) : INFINITY;
-    long double l = r->nu ? envelope(r->upper, r->nu, pc, a, pc->x0, -1) : -INFINITY;
-    if (!r->nl)
+    long double u = r->lower.n ? envelope(&r->lower, extreme_vertex(&r->lower, a, 1), pc, a,
+                                          pc->x0, 1)
+                               : INFINITY;
+    long double l = r->upper.n ? envelope(&r->upper, extreme_vertex(&r->upper, a, -1), pc, a,
+                                          pc->x0, -1)
+                               : -INFINITY;
+    if (!r->lower.n)
         return l;
-    if (!r->nu)
+    if (!r->upper.n)
         return u;
     return (u + l) / 2;
 }
@@ -349,34 +376,49 @@ int tsync__hull_lines(const struct tsync__piece *p, long double *a_lo, long doub
     return 0;
 }
 
+/* Side h of range r from chain c: its slopes at `slopes`, its vertices at `v`. */
+static void side_init(struct side *h, const struct chain *c, long double *slopes,
+                      struct tsync__pt *v, const struct hull_range *r, int sign)
+{
+    h->n = c->n;
+    h->v = v;
+    h->slope = slopes;
+    if (c->n)
+        memcpy(h->v, c->v, c->n * sizeof(*h->v));
+    for (size_t i = 0; i + 1 < c->n; i++)
+        h->slope[i] = slope(h->v[i], h->v[i + 1]);
+    h->at_lo = c->n ? extreme_vertex(h, r->a_lo, sign) : 0;
+    h->at_hi = c->n ? extreme_vertex(h, r->a_hi, sign) : 0;
+}
+
 static int hull_finish(void *state, struct tsync__pieces *out)
 {
     struct hull *h = state;
     struct tsync__piece pc;
     struct hull_range *r;
+    struct tsync__pt *v;
+    long double *slopes;
     long double a_min = h->has_min ? slope(h->min_l, h->min_r) : -INFINITY;
     long double a_max = h->has_max ? slope(h->max_l, h->max_r) : INFINITY;
     long double lo0, hi0, lo1, hi1;
 
     if (h->n_above + h->n_below == 0)
         return 0;
-    r = malloc(sizeof(*r) + (h->lower.n + h->upper.n) * sizeof(struct tsync__pt));
+    /* The slopes after the struct (whose size their alignment divides), then the
+     * vertices. */
+    r = malloc(sizeof(*r) + (h->lower.n + h->upper.n) * (sizeof(long double) + sizeof(struct tsync__pt)));
     if (!r)
         return TSYNC_ENOMEM;
-    r->nl = h->lower.n;
-    r->nu = h->upper.n;
-    r->lower = (struct tsync__pt *)(r + 1);
-    r->upper = r->lower + r->nl;
-    if (r->nl)
-        memcpy(r->lower, h->lower.v, r->nl * sizeof(struct tsync__pt));
-    if (r->nu)
-        memcpy(r->upper, h->upper.v, r->nu * sizeof(struct tsync__pt));
+    slopes = (long double *)(r + 1);
+    v = (struct tsync__pt *)(slopes + h->lower.n + h->upper.n);
 
     /* The slope interval: the data's, within 1 +- max_drift where they leave it open
      * or are looser (add_point keeps a_min <= 1 + max_drift and a_max >= 1 -
      * max_drift, so the interval is never empty). */
     r->a_lo = a_min > 1 - h->p.max_drift ? a_min : 1 - h->p.max_drift;
     r->a_hi = a_max < 1 + h->p.max_drift ? a_max : 1 + h->p.max_drift;
+    side_init(&r->lower, &h->lower, slopes, v, r, 1);
+    side_init(&r->upper, &h->upper, slopes + h->lower.n, v + h->lower.n, r, -1);
 
     memset(&pc, 0, sizeof(pc));
     pc.x_first = h->x_first;
@@ -386,7 +428,7 @@ static int hull_finish(void *state, struct tsync__pieces *out)
     pc.samples = h->n_above + h->n_below;
     pc.range = hull_range;
     pc.data = r;
-    if (r->nl && r->nu && h->has_min && h->has_max) {
+    if (r->lower.n && r->upper.n && h->has_min && h->has_max) {
         /* Mean of the extreme lines: (a_lo, mid b) and (a_hi, mid b). */
         pc.kind = TSYNC_BOUND_BOUNDED;
         pc.a = (r->a_lo + r->a_hi) / 2;
@@ -395,7 +437,7 @@ static int hull_finish(void *state, struct tsync__pieces *out)
         hull_range(&pc, pc.x_first, &lo0, &hi0);
         hull_range(&pc, pc.x_last, &lo1, &hi1);
         pc.error = (double)(hi0 - lo0 > hi1 - lo1 ? hi0 - lo0 : hi1 - lo1);
-    } else if (r->nl && r->nu) {
+    } else if (r->lower.n && r->upper.n) {
         /* Both directions, but one extreme line is the max_drift limit, not data (one
          * exchange, or messages too close in time): the mean would be half that
          * arbitrary drift, 500 ppm by default. No drift the data do not ask for. */
