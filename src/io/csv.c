@@ -303,7 +303,7 @@ static int read_rows(struct csv_state *st, int fd)
         return tsync__oom(st->ctx);
     while (rc == TSYNC_OK && !eof) {
         ssize_t got;
-        char *p = buf, *end, *nl, *nul;
+        char *p, *end, *nl, *nul;
         if (have == cap) {              /* a line longer than the buffer */
             if (!(nb = realloc(buf, 2 * cap + 1))) {
                 rc = tsync__oom(st->ctx);
@@ -312,6 +312,7 @@ static int read_rows(struct csv_state *st, int fd)
             buf = nb;
             cap *= 2;
         }
+        p = buf;                        /* after the buffer moved */
         got = read(fd, buf + have, cap - have);
         if (got < 0) {
             if (errno == EINTR)

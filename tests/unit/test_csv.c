@@ -152,6 +152,71 @@ static void test_many_locations(void **state)
     free(path);
 }
 
+/* Growing text for the tests below. */
+struct text {
+    char *s;
+    size_t n, cap;
+};
+
+static void put(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+    for (;;) {
+        va_start(ap, fmt);
+        k = vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
+        va_end(ap);
+        assert_true(k >= 0);
+        if ((size_t)k < t->cap - t->n)
+            break;
+        t->cap = 2 * t->cap + (size_t)k + 1;
+        assert_non_null(t->s = realloc(t->s, t->cap));
+    }
+    t->n += (size_t)k;
+}
+
+static tsync_trace *open_lists(const char *name, const char *text)
+{
+    char *path = write_csv(name, text);
+    tsync_trace *t = NULL;
+    tsync_ctx *ctx;
+    assert_int_equal(tsync_ctx_new(&ctx), 0);
+    if (tsync__trace_open_lists(&t, path, NULL, ctx))
+        fail_msg("%s: %s", name, tsync_ctx_error(ctx));
+    tsync_ctx_free(ctx);
+    free(path);
+    return t;
+}
+
+/* A line longer than the read buffer (4 MiB) between ordinary ones. */
+static void test_long_line(void **state)
+{
+    struct text t = { NULL, 0, 0 };
+    size_t len = (5u << 20) + 3;
+    char *name = malloc(len + 1);
+    tsync_trace *tr;
+    (void)state;
+    assert_non_null(name);
+    memset(name, 'q', len);
+    name[len] = '\0';
+    put(&t, "send_location,send_time_ns,recv_location,recv_time_ns\n");
+    for (int i = 0; i < 100; i++)
+        put(&t, "a,%d,b,%d\n", i, i + 5);
+    put(&t, "%s,7,a,9\n", name);
+    for (int i = 0; i < 100; i++)
+        put(&t, "b,%d,a,%d\n", i, i + 5);
+    tr = open_lists("long.csv", t.s);
+    assert_int_equal(tr->n_locations, 3);
+    assert_int_equal(strlen(tr->locations[2].name), len);
+    assert_int_equal(tr->n_lists, 3);
+    assert_int_equal(tr->lists[0].n, 100);
+    assert_int_equal(tr->lists[1].v[0].x, 7);
+    assert_int_equal(tr->lists[2].n, 100);
+    tsync_trace_free(tr);
+    free(name);
+    free(t.s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -160,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_missing),
         cmocka_unit_test(test_many_locations),
+        cmocka_unit_test(test_long_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
