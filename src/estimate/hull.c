@@ -19,7 +19,10 @@
  * the BELOW points, and it can do so only when it lies under the current maximum
  * line (above it, every slope to p is >= a_max). Checking that is one cross
  * product; the tangent, when needed, a binary search. The hulls are Andrew's
- * monotone chain, amortized O(1) per point. A new BELOW point is the mirror image.
+ * monotone chain, amortized O(1) per point; a hull is needed only for a tangent
+ * (one point in a hundred or fewer) and at the end, so it holds its new points back
+ * and takes them in at once, in a loop that does nothing else. A new BELOW point is
+ * the mirror image.
  * When the new extreme would pass the other one, the hulls cross: no line fits all
  * samples, and add_sample answers TSYNC__SPLIT without changing anything. So it
  * does when the new extreme would leave 1 +- max_drift: then no clock within the
@@ -30,8 +33,9 @@
  *
  * All turns and slope comparisons are exact: cross products of 64-bit coordinate
  * differences in 128-bit integers (coordinates must differ by less than 2^62
- * ticks, 146 years in nanoseconds). Only the results (slopes, values) become long
- * double, relative to the pair's origin.
+ * ticks, 146 years in nanoseconds; a hull whose coordinates all lie within +-2^62
+ * subtracts them without checking for overflow). Only the results (slopes, values)
+ * become long double, relative to the pair's origin.
  *
  * Estimate and bound. Where the data leave the slope open (one direction only, or
  * no crossing pair yet), it is limited to 1 +- max_drift. The estimate is the
@@ -57,23 +61,43 @@
 
 __extension__ typedef __int128 i128;
 
-/* One hull: vertices in order of x, strictly increasing. */
+/* One hull: vertices in order of x, strictly increasing; and the points not yet
+ * taken into it (see add_point). */
 struct chain {
     size_t n, cap;
     struct tsync__pt *v;
+    size_t n_new;
+    struct tsync__pt *fresh;        /* NEW_MAX points */
 };
 
+/* Points a hull holds back before it takes them in (a few kilobytes). */
+#define NEW_MAX 1024
+
+/* The two sides, indexed by the kind of their points (TSYNC__ABOVE, TSYNC__BELOW):
+ * the ABOVE points make the lower hull and move the maximum line, the BELOW points
+ * the upper hull and the minimum line. */
 struct hull {
     struct tsync__est_params p;
-    struct chain lower;              /* lower hull of the ABOVE points */
-    struct chain upper;              /* upper hull of the BELOW points */
-    int has_max, has_min;
-    struct tsync__pt max_l, max_r;   /* maximum line: BELOW point left, ABOVE point right */
-    struct tsync__pt min_l, min_r;   /* minimum line: ABOVE point left, BELOW point right */
+    struct chain chain[2];           /* lower hull of the ABOVE points, upper of the BELOW */
+    struct tsync__pt last[2];        /* each hull's last vertex, also with points held back */
+    tsync_time first_x[2];           /* each side's first x */
+    int has[2];                      /* the maximum line, the minimum line */
+    struct tsync__pt left[2], right[2]; /* maximum line: BELOW point left, ABOVE point
+                                         * right; minimum line: ABOVE left, BELOW right */
     int settled;                     /* hull_settled's answer, kept as the lines change */
+    int wide;                        /* a coordinate at 2^62 or beyond */
     tsync_time x_first, x_last;
-    uint64_t n_above, n_below;
+    uint64_t n[2];                   /* ABOVE and BELOW points */
 };
+
+/* Coordinates below this in magnitude differ by less than 2^63: in 64 bits. */
+#define NARROW ((int64_t)1 << 62)
+
+#if defined(__GNUC__)
+#define COLD __attribute__((noinline, cold))
+#else
+#define COLD
+#endif
 
 /* a d - b c for the differences a = a1 - a0, ... exactly. Where each difference
  * fits in 64 bits (always, for coordinates within +-2^62) the products are single
@@ -92,6 +116,19 @@ static i128 det(tsync_time a1, tsync_time a0, tsync_time d1, tsync_time d0, tsyn
 static i128 cross(struct tsync__pt o, struct tsync__pt a, struct tsync__pt b)
 {
     return det(a.x, o.x, b.y, o.y, a.y, o.y, b.x, o.x);
+}
+
+/* cross() for coordinates all below NARROW in magnitude. */
+static i128 cross_narrow(struct tsync__pt o, struct tsync__pt a, struct tsync__pt b)
+{
+    return (i128)(a.x - o.x) * (b.y - o.y) - (i128)(a.y - o.y) * (b.x - o.x);
+}
+
+/* Whether cross product t turns the way side's hull keeps (strictly): left on the
+ * lower hull (side 0), right on the upper (side 1). */
+static int turns(i128 t, int side)
+{
+    return ((t > 0) ^ side) & (t != 0);
 }
 
 /* slope(p1 -> q1) > slope(p2 -> q2), both with q.x > p.x. */
@@ -117,25 +154,41 @@ static long double slope(struct tsync__pt p, struct tsync__pt q)
     return diff(q.y, p.y) / diff(q.x, p.x);
 }
 
-/* Appends to a lower (`lower` = 1) or upper hull. A point with the x of the last
- * vertex replaces it when it is lower (higher), and is dropped otherwise. */
-static int chain_push(struct chain *c, struct tsync__pt p, int lower)
+/* Appends points p[0, k) to side's hull v[0, n), which has room for them, in order;
+ * its new length. A point with the x of the last vertex replaces it when it is
+ * lower (higher), and is dropped otherwise. Inlined for each side and width, so
+ * that the loop tests the turn alone. */
+static inline size_t chain_add(struct tsync__pt *v, size_t n, const struct tsync__pt *p, size_t k,
+                               int side, int narrow)
 {
-    if (c->n && c->v[c->n - 1].x == p.x) {
-        if (lower ? p.y >= c->v[c->n - 1].y : p.y <= c->v[c->n - 1].y)
-            return 0;
-        c->n--;
+    for (size_t i = 0; i < k; i++) {
+        if (n && v[n - 1].x == p[i].x) {
+            if (side ? p[i].y <= v[n - 1].y : p[i].y >= v[n - 1].y)
+                continue;
+            n--;
+        }
+        /* Keep strict left turns on the lower hull, strict right turns on the upper. */
+        while (n >= 2 && !turns(narrow ? cross_narrow(v[n - 2], v[n - 1], p[i])
+                                       : cross(v[n - 2], v[n - 1], p[i]), side))
+            n--;
+        v[n++] = p[i];
     }
-    /* Keep strict left turns on the lower hull, strict right turns on the upper. */
-    while (c->n >= 2) {
-        i128 t = cross(c->v[c->n - 2], c->v[c->n - 1], p);
-        if (lower ? t > 0 : t < 0)
-            break;
-        c->n--;
-    }
-    if (c->n == c->cap && tsync__reserve((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
+    return n;
+}
+
+/* Takes the points held back into side's hull (Andrew's monotone chain). */
+static int take_in(struct chain *c, int side, int wide)
+{
+    size_t k = c->n_new;
+    if (!k)
+        return 0;
+    if (c->n + k > c->cap && tsync__reserve((void **)&c->v, &c->cap, c->n + k, sizeof(*c->v)))
         return TSYNC_ENOMEM;
-    c->v[c->n++] = p;
+    c->n = side ? wide ? chain_add(c->v, c->n, c->fresh, k, 1, 0)
+                       : chain_add(c->v, c->n, c->fresh, k, 1, 1)
+         : wide ? chain_add(c->v, c->n, c->fresh, k, 0, 0)
+                : chain_add(c->v, c->n, c->fresh, k, 0, 1);
+    c->n_new = 0;
     return 0;
 }
 
@@ -160,53 +213,86 @@ static size_t tangent(const struct tsync__pt *v, size_t m, struct tsync__pt p, i
  * (0.1 ppm: 1 us over 10 s); until then it grows. */
 #define SETTLED_SLOPE 1e-7L
 
-/* A new point, rightmost so far: an ABOVE point (sign 1) may lower the maximum
- * line, a BELOW point (sign -1) raise the minimum line; the two cases are mirror
- * images. The new extreme passes through p and the tangent vertex of the other
- * set's hull, and is computed only when p lies beyond the current one. */
-static int add_point(struct hull *h, struct tsync__pt p, int sign)
+/* The extreme line of side through p, which lies beyond the current one: through p
+ * and the tangent vertex of the other set's hull, *j (without its last vertex when
+ * that has p's x). 0, TSYNC__SPLIT when no line passes all points with it, or
+ * TSYNC_ENOMEM. */
+static COLD int new_extreme(struct hull *h, struct tsync__pt p, int side, int same_x,
+                            struct tsync__pt *j)
 {
-    int above = sign > 0;
-    struct chain *mine = above ? &h->lower : &h->upper, *theirs = above ? &h->upper : &h->lower;
-    struct tsync__pt *l = above ? &h->max_l : &h->min_l, *r = above ? &h->max_r : &h->min_r;
-    int *has = above ? &h->has_max : &h->has_min, has_other = above ? h->has_min : h->has_max;
-    size_t m = theirs->n;
-    struct tsync__pt j = p;
-    int new_line = 0;
-    if (m && theirs->v[m - 1].x == p.x) {
-        if (sign * (p.y - theirs->v[m - 1].y) < 0)
-            return TSYNC__SPLIT;        /* beyond a point of the other set at the same time */
-        m--;
-    }
-    if (m && (!*has || sign * cross(*l, *r, p) < 0)) {
-        j = theirs->v[tangent(theirs->v, m, p, sign)];
-        /* a_min would exceed a_max: the hulls cross. */
-        if (has_other && (above ? slope_gt(h->min_l, h->min_r, j, p)
-                                : slope_gt(j, p, h->max_l, h->max_r)))
-            return TSYNC__SPLIT;
-        /* a_max below 1 - max_drift, or a_min above 1 + max_drift. */
-        if (sign * (slope(j, p) - 1) < -(long double)h->p.max_drift)
-            return TSYNC__SPLIT;
-        new_line = 1;
-    }
-    if (chain_push(mine, p, above))
+    int other = !side, sign = 1 - 2 * side;
+    struct chain *theirs = &h->chain[other];
+    if (take_in(theirs, other, h->wide))
         return TSYNC_ENOMEM;
-    if (new_line) {
-        *has = 1;
-        *l = j;
-        *r = p;
-        h->settled = h->has_min && h->has_max &&
-                     slope(h->max_l, h->max_r) - slope(h->min_l, h->min_r) <= SETTLED_SLOPE;
-    }
-    *(above ? &h->n_above : &h->n_below) += 1;
+    *j = theirs->v[tangent(theirs->v, theirs->n - same_x, p, sign)];
+    /* a_min would exceed a_max: the hulls cross. */
+    if (h->has[other] && (side ? slope_gt(*j, p, h->left[other], h->right[other])
+                               : slope_gt(h->left[other], h->right[other], *j, p)))
+        return TSYNC__SPLIT;
+    /* a_max below 1 - max_drift, or a_min above 1 + max_drift. */
+    if (sign * (slope(*j, p) - 1) < -(long double)h->p.max_drift)
+        return TSYNC__SPLIT;
+    return 0;
+}
+
+/* Side's extreme line from j to p. */
+static COLD void set_extreme(struct hull *h, int side, struct tsync__pt j, struct tsync__pt p)
+{
+    h->has[side] = 1;
+    h->left[side] = j;
+    h->right[side] = p;
+    h->settled = h->has[0] && h->has[1] &&
+                 slope(h->left[0], h->right[0]) - slope(h->left[1], h->right[1]) <= SETTLED_SLOPE;
+}
+
+/* A new point, rightmost so far: an ABOVE point (side 0) may lower the maximum
+ * line, a BELOW point (side 1) raise the minimum line; the two cases are mirror
+ * images. The new extreme is computed only when p lies beyond the current one: for
+ * one point in a hundred or fewer. Until then a hull is not needed, and it holds
+ * its new points back to take them in at once: the work of most points is the
+ * test against the line. */
+static int add_point(struct hull *h, struct tsync__pt p, int side)
+{
+    int other = !side, sign = 1 - 2 * side, rc;
+    struct chain *mine = &h->chain[side];
+    struct tsync__pt j, *last = &h->last[other];
+    /* The other hull's vertices left of p: none when all its points have p's x. */
+    int same_x = h->n[other] && last->x == p.x, some = h->n[other] && h->first_x[other] != p.x;
+    int beyond;
+    int wide = h->wide || (uint64_t)p.x + (uint64_t)(NARROW - 1) > (uint64_t)(2 * (NARROW - 1)) ||
+               (uint64_t)p.y + (uint64_t)(NARROW - 1) > (uint64_t)(2 * (NARROW - 1));
+    if (same_x && sign * (p.y - last->y) < 0)
+        return TSYNC__SPLIT;            /* beyond a point of the other set at the same time */
+    /* Beyond the current line: under the maximum line, over the minimum line. */
+    beyond = some && (!h->has[side] || turns(wide ? cross(h->left[side], h->right[side], p)
+                                                  : cross_narrow(h->left[side], h->right[side], p),
+                                             other));
+    if (beyond && (rc = new_extreme(h, p, side, same_x, &j)))
+        return rc;
+    if (mine->n_new == NEW_MAX && take_in(mine, side, h->wide))
+        return TSYNC_ENOMEM;
+    mine->fresh[mine->n_new++] = p;
+    h->wide = wide;
+    /* Its last vertex before the hull takes p in. */
+    if (!h->n[side] || h->last[side].x != p.x)
+        h->last[side] = p;
+    else if (side ? p.y > h->last[side].y : p.y < h->last[side].y)
+        h->last[side].y = p.y;
+    if (!h->n[side]++)
+        h->first_x[side] = p.x;
+    if (beyond)
+        set_extreme(h, side, j, p);
     return 0;
 }
 
 static int hull_init(void **state, const struct tsync__est_params *p)
 {
     struct hull *h = calloc(1, sizeof(*h));
-    if (!h)
+    if (!h || !(h->chain[0].fresh = malloc(2 * NEW_MAX * sizeof(struct tsync__pt)))) {
+        free(h);
         return TSYNC_ENOMEM;
+    }
+    h->chain[1].fresh = h->chain[0].fresh + NEW_MAX;
     h->p = *p;
     *state = h;
     return 0;
@@ -219,9 +305,9 @@ static int hull_add(void *state, const struct tsync__sample *s)
     int rc;
     if (s->kind == TSYNC__EXCHANGE)
         return 0;                       /* the hull works on one-way constraints only */
-    rc = add_point(h, pt, s->kind == TSYNC__ABOVE ? 1 : -1);
+    rc = add_point(h, pt, s->kind == TSYNC__BELOW);
     if (rc == 0) {
-        if (h->n_above + h->n_below == 1)
+        if (h->n[0] + h->n[1] == 1)
             h->x_first = s->x;
         h->x_last = s->x;
     }
@@ -398,37 +484,40 @@ static int hull_finish(void *state, struct tsync__pieces *out)
     struct hull_range *r;
     struct tsync__pt *v;
     long double *slopes;
-    long double a_min = h->has_min ? slope(h->min_l, h->min_r) : -INFINITY;
-    long double a_max = h->has_max ? slope(h->max_l, h->max_r) : INFINITY;
+    long double a_min = h->has[1] ? slope(h->left[1], h->right[1]) : -INFINITY;
+    long double a_max = h->has[0] ? slope(h->left[0], h->right[0]) : INFINITY;
     long double lo0, hi0, lo1, hi1;
 
-    if (h->n_above + h->n_below == 0)
+    if (h->n[0] + h->n[1] == 0)
         return 0;
+    if (take_in(&h->chain[0], 0, h->wide) || take_in(&h->chain[1], 1, h->wide))
+        return TSYNC_ENOMEM;
     /* The slopes after the struct (whose size their alignment divides), then the
      * vertices. */
-    r = malloc(sizeof(*r) + (h->lower.n + h->upper.n) * (sizeof(long double) + sizeof(struct tsync__pt)));
+    r = malloc(sizeof(*r) + (h->chain[0].n + h->chain[1].n) *
+                               (sizeof(long double) + sizeof(struct tsync__pt)));
     if (!r)
         return TSYNC_ENOMEM;
     slopes = (long double *)(r + 1);
-    v = (struct tsync__pt *)(slopes + h->lower.n + h->upper.n);
+    v = (struct tsync__pt *)(slopes + h->chain[0].n + h->chain[1].n);
 
     /* The slope interval: the data's, within 1 +- max_drift where they leave it open
      * or are looser (add_point keeps a_min <= 1 + max_drift and a_max >= 1 -
      * max_drift, so the interval is never empty). */
     r->a_lo = a_min > 1 - h->p.max_drift ? a_min : 1 - h->p.max_drift;
     r->a_hi = a_max < 1 + h->p.max_drift ? a_max : 1 + h->p.max_drift;
-    side_init(&r->lower, &h->lower, slopes, v, r, 1);
-    side_init(&r->upper, &h->upper, slopes + h->lower.n, v + h->lower.n, r, -1);
+    side_init(&r->lower, &h->chain[0], slopes, v, r, 1);
+    side_init(&r->upper, &h->chain[1], slopes + h->chain[0].n, v + h->chain[0].n, r, -1);
 
     memset(&pc, 0, sizeof(pc));
     pc.x_first = h->x_first;
     pc.x_last = h->x_last;
     pc.x0 = h->p.x0;
     pc.y0 = h->p.y0;
-    pc.samples = h->n_above + h->n_below;
+    pc.samples = h->n[0] + h->n[1];
     pc.range = hull_range;
     pc.data = r;
-    if (r->lower.n && r->upper.n && h->has_min && h->has_max) {
+    if (r->lower.n && r->upper.n && h->has[1] && h->has[0]) {
         /* Mean of the extreme lines: (a_lo, mid b) and (a_hi, mid b). */
         pc.kind = TSYNC_BOUND_BOUNDED;
         pc.a = (r->a_lo + r->a_hi) / 2;
@@ -462,8 +551,8 @@ static int hull_finish(void *state, struct tsync__pieces *out)
 static void hull_stats(const void *state, struct tsync__est_stats *st)
 {
     const struct hull *h = state;
-    st->samples += h->n_above + h->n_below;
-    st->hull_points += h->lower.n + h->upper.n;
+    st->samples += h->n[0] + h->n[1];
+    st->hull_points += h->chain[0].n + h->chain[1].n;
 }
 
 
@@ -478,8 +567,9 @@ static void hull_fini(void *state)
     struct hull *h = state;
     if (!h)
         return;
-    free(h->lower.v);
-    free(h->upper.v);
+    free(h->chain[0].v);
+    free(h->chain[1].v);
+    free(h->chain[0].fresh);
     free(h);
 }
 

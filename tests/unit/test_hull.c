@@ -400,6 +400,83 @@ static void test_random_hulls(void **state)
     }
 }
 
+/* Vertices of the lower (sign 1) or upper (sign -1) hull of v[0, n) sorted by x,
+ * Andrew's monotone chain in long double (the coordinates here are small). */
+static size_t hull_size(const struct tsync__pt *v, size_t n, int sign)
+{
+    struct tsync__pt *c = malloc((n + 1) * sizeof(*c));
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && c[m - 1].x == v[i].x) {
+            if (sign * (v[i].y - c[m - 1].y) >= 0)
+                continue;
+            m--;
+        }
+        while (m >= 2) {
+            long double t = (long double)(c[m - 1].x - c[m - 2].x) * (v[i].y - c[m - 2].y) -
+                            (long double)(c[m - 1].y - c[m - 2].y) * (v[i].x - c[m - 2].x);
+            if (sign * t > 0)
+                break;
+            m--;
+        }
+        c[m++] = v[i];
+    }
+    free(c);
+    return m;
+}
+
+/* Thousands of points each way, so that a hull holds back more points than it keeps
+ * aside at once, and coordinates near +-2^62, whose differences need more than 64
+ * bits: the same hulls and lines as the same points near 0. */
+static void test_many_and_far(void **state)
+{
+    static const tsync_time shift[] = { 0, ((tsync_time)1 << 62) - 300000,
+                                        -((tsync_time)1 << 62) - 100000 };
+    enum { N = 5000 };
+    struct tsync__pt *up = malloc(N * sizeof(*up)), *dn = malloc(N * sizeof(*dn));
+    struct tsync__pt *up2 = malloc(N * sizeof(*up)), *dn2 = malloc(N * sizeof(*dn));
+    long double want[4];
+    unsigned seed = fx_seed("test_many_and_far");
+    (void)state;
+    for (int sided = 0; sided < 2; sided++) {
+        for (size_t i = 0; i < N; i++) {  /* 25 ppm apart, delays up to 300 */
+            tsync_time x = (tsync_time)(i * 100);
+            up[i] = (struct tsync__pt){ x, x + x / 40000 + 20 + rand() % 300 };
+            dn[i] = (struct tsync__pt){ x + 50, x + 50 + (x + 50) / 40000 - 20 - rand() % 300 };
+        }
+        for (size_t k = 0; k < sizeof(shift) / sizeof(shift[0]); k++) {
+            struct tsync__est_params p = params(1e-3, 1, 0);
+            struct tsync__pair_fit f;
+            long double got[4], lo, hi;
+            for (size_t i = 0; i < N; i++) {
+                up2[i] = (struct tsync__pt){ up[i].x + shift[k], up[i].y + shift[k] };
+                dn2[i] = (struct tsync__pt){ dn[i].x + shift[k], dn[i].y + shift[k] };
+            }
+            p.x0 = p.y0 = shift[k];
+            fit(&f, up2, N, dn2, sided ? N : 0, p);
+            assert_int_equal(f.pieces.n, 1);
+            assert_int_equal(f.stats.hull_points,
+                             hull_size(up, N, 1) + (sided ? hull_size(dn, N, -1) : 0));
+            f.pieces.v[0].range(&f.pieces.v[0], shift[k] + 777777, &lo, &hi);
+            got[0] = f.pieces.v[0].a;
+            got[1] = f.pieces.v[0].b;
+            got[2] = lo;
+            got[3] = hi;
+            if (k == 0)
+                memcpy(want, got, sizeof(want));
+            for (int i = 0; i < 4; i++)
+                if (got[i] != want[i] && !(isinf(got[i]) && got[i] == want[i]))
+                    fail_msg("seed %u, shift %lld: value %d is %.20Lg, near 0 %.20Lg", seed,
+                             (long long)shift[k], i, got[i], want[i]);
+            tsync__pair_fit_free(&f);
+        }
+    }
+    free(up);
+    free(dn);
+    free(up2);
+    free(dn2);
+}
+
 /* Joining pieces: continuous, monotone, covering the asked range, bounds at joints. */
 /* Two-way samples every `step` over [from, to): ABOVE at y = x + off + 10, BELOW at
  * y = x + off - 10 (a band of 20 ticks around y = x + off). */
@@ -760,6 +837,7 @@ int main(void)
         cmocka_unit_test(test_open_slope_no_drift),
         cmocka_unit_test(test_collinear),
         cmocka_unit_test(test_random_hulls),
+        cmocka_unit_test(test_many_and_far),
         cmocka_unit_test(test_join_pieces),
         cmocka_unit_test(test_gap_ends_piece),
         cmocka_unit_test(test_lone_point_then_split),
