@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "estimate/estimator.h"
+#include "util/select.h"
 #include "util/vec.h"
 
 #define WINDOW_SAMPLES 16      /* each way: the fastest of 16 is close to the minimum */
@@ -77,12 +78,6 @@ static int close_window(struct tsync__windows *w, const struct acc *a, size_t *c
     return TSYNC_PUSH(w->v, w->n, *cap, win) ? TSYNC_ENOMEM : 0;
 }
 
-static int ld_cmp(const void *pa, const void *pb)
-{
-    long double a = *(const long double *)pa, b = *(const long double *)pb;
-    return a < b ? -1 : a > b;
-}
-
 /* The median of n values (n > 0) that value(w, i) gives; 0 or TSYNC_ENOMEM. */
 static int median(const struct tsync__windows *w, size_t n,
                   long double (*value)(const struct tsync__windows *, size_t), long double *out)
@@ -92,8 +87,7 @@ static int median(const struct tsync__windows *w, size_t n,
         return TSYNC_ENOMEM;
     for (size_t i = 0; i < n; i++)
         v[i] = value(w, i);
-    qsort(v, n, sizeof(*v), ld_cmp);
-    *out = v[n / 2];
+    *out = tsync__select_ld(v, n, n / 2);
     free(v);
     return 0;
 }
