@@ -84,6 +84,7 @@ struct hull {
     int has[2];                      /* the maximum line, the minimum line */
     struct tsync__pt left[2], right[2]; /* maximum line: BELOW point left, ABOVE point
                                          * right; minimum line: ABOVE left, BELOW right */
+    int64_t dx[2], dy[2];            /* right - left, while the hull is not wide */
     int settled;                     /* hull_settled's answer, kept as the lines change */
     int wide;                        /* a coordinate at 2^62 or beyond */
     tsync_time x_first, x_last;
@@ -241,8 +242,44 @@ static COLD void set_extreme(struct hull *h, int side, struct tsync__pt j, struc
     h->has[side] = 1;
     h->left[side] = j;
     h->right[side] = p;
+    h->dx[side] = h->wide ? 0 : p.x - j.x;
+    h->dy[side] = h->wide ? 0 : p.y - j.y;
     h->settled = h->has[0] && h->has[1] &&
                  slope(h->left[0], h->right[0]) - slope(h->left[1], h->right[1]) <= SETTLED_SLOPE;
+}
+
+/* Whether p lies beyond side's extreme line: under the maximum line, over the
+ * minimum line. */
+static inline int beyond(const struct hull *h, int side, struct tsync__pt p)
+{
+    const struct tsync__pt *l = &h->left[side];
+    i128 a, b;
+    if (h->wide)
+        return turns(cross(*l, h->right[side], p), !side);
+    /* The cross product's two terms compared: a < b turns right, a > b left. */
+    a = (i128)h->dx[side] * (p.y - l->y);
+    b = (i128)h->dy[side] * (p.x - l->x);
+    return ((a > b) & side) | ((a < b) & !side);
+}
+
+/* A new point p of side, rightmost so far, when the other side has points and p
+ * may change side's extreme line: it has none yet, p lies beyond it, or the other
+ * side's last point has p's x. 0 (the line moved to pass p, or p changes nothing),
+ * TSYNC__SPLIT (no line passes p with the others; nothing changed) or
+ * TSYNC_ENOMEM. */
+static COLD int extreme_with(struct hull *h, struct tsync__pt p, int side, int same_x)
+{
+    int other = !side, sign = 1 - 2 * side, rc;
+    struct tsync__pt j;
+    if (same_x && sign * (p.y - h->last[other].y) < 0)
+        return TSYNC__SPLIT;            /* beyond a point of the other set at the same time */
+    /* None of the other hull's vertices lies left of p when all its points have p's x. */
+    if (h->first_x[other] == p.x || (h->has[side] && !beyond(h, side, p)))
+        return 0;
+    if ((rc = new_extreme(h, p, side, same_x, &j)))
+        return rc;
+    set_extreme(h, side, j, p);
+    return 0;
 }
 
 /* A new point, rightmost so far: an ABOVE point (side 0) may lower the maximum
@@ -253,26 +290,21 @@ static COLD void set_extreme(struct hull *h, int side, struct tsync__pt j, struc
  * test against the line. */
 static int add_point(struct hull *h, struct tsync__pt p, int side)
 {
-    int other = !side, sign = 1 - 2 * side, rc;
     struct chain *mine = &h->chain[side];
-    struct tsync__pt j, *last = &h->last[other];
-    /* The other hull's vertices left of p: none when all its points have p's x. */
-    int same_x = h->n[other] && last->x == p.x, some = h->n[other] && h->first_x[other] != p.x;
-    int beyond;
-    int wide = h->wide || (uint64_t)p.x + (uint64_t)(NARROW - 1) > (uint64_t)(2 * (NARROW - 1)) ||
-               (uint64_t)p.y + (uint64_t)(NARROW - 1) > (uint64_t)(2 * (NARROW - 1));
-    if (same_x && sign * (p.y - last->y) < 0)
-        return TSYNC__SPLIT;            /* beyond a point of the other set at the same time */
-    /* Beyond the current line: under the maximum line, over the minimum line. */
-    beyond = some && (!h->has[side] || turns(wide ? cross(h->left[side], h->right[side], p)
-                                                  : cross_narrow(h->left[side], h->right[side], p),
-                                             other));
-    if (beyond && (rc = new_extreme(h, p, side, same_x, &j)))
-        return rc;
+    int other = !side, rc;
     if (mine->n_new == NEW_MAX && take_in(mine, side, h->wide))
         return TSYNC_ENOMEM;
+    /* Wide for good once a coordinate is (only the arithmetic changes, not what
+     * it finds: also for a point that splits). */
+    h->wide |= (uint64_t)p.x + (uint64_t)(NARROW - 1) > (uint64_t)(2 * (NARROW - 1)) ||
+               (uint64_t)p.y + (uint64_t)(NARROW - 1) > (uint64_t)(2 * (NARROW - 1));
+    if (h->n[other]) {
+        int same_x = h->last[other].x == p.x;
+        if ((same_x || !h->has[side] || beyond(h, side, p)) &&
+            (rc = extreme_with(h, p, side, same_x)))
+            return rc;
+    }
     mine->fresh[mine->n_new++] = p;
-    h->wide = wide;
     /* Its last vertex before the hull takes p in. */
     if (!h->n[side] || h->last[side].x != p.x)
         h->last[side] = p;
@@ -280,8 +312,6 @@ static int add_point(struct hull *h, struct tsync__pt p, int side)
         h->last[side].y = p.y;
     if (!h->n[side]++)
         h->first_x[side] = p.x;
-    if (beyond)
-        set_extreme(h, side, j, p);
     return 0;
 }
 
@@ -327,10 +357,15 @@ struct side {
     size_t at_lo, at_hi;
 };
 
-/* What a hull piece keeps for its range: both hulls and the slope interval. */
+/* What a hull piece keeps for its range: both hulls and the slope interval; and the
+ * last range asked for (a map asks for a point's range for its value and again for
+ * its bound). */
 struct hull_range {
     long double a_lo, a_hi;
     struct side lower, upper;         /* their arrays in this allocation */
+    int asked;
+    tsync_time last_x;
+    long double last_lo, last_hi;
 };
 
 /* Vertices on each side of the one the slopes point to that envelope still
@@ -424,10 +459,16 @@ static long double side_extreme(const struct side *h, const struct hull_range *r
 static void hull_range(const struct tsync__piece *pc, tsync_time x, long double *lo,
                        long double *hi)
 {
-    const struct hull_range *r = pc->data;
-    /* Concave in a: rises while the touching vertex is left of x. */
-    *hi = r->lower.n ? side_extreme(&r->lower, r, pc, x, 1) : INFINITY;
-    *lo = r->upper.n ? side_extreme(&r->upper, r, pc, x, -1) : -INFINITY;
+    struct hull_range *r = pc->data;
+    if (!r->asked || r->last_x != x) {
+        /* Concave in a: rises while the touching vertex is left of x. */
+        r->last_hi = r->lower.n ? side_extreme(&r->lower, r, pc, x, 1) : INFINITY;
+        r->last_lo = r->upper.n ? side_extreme(&r->upper, r, pc, x, -1) : -INFINITY;
+        r->last_x = x;
+        r->asked = 1;
+    }
+    *lo = r->last_lo;
+    *hi = r->last_hi;
 }
 
 /* The middle of the feasible offsets for slope a (relative to the origin): both
@@ -504,6 +545,7 @@ static int hull_finish(void *state, struct tsync__pieces *out)
     /* The slope interval: the data's, within 1 +- max_drift where they leave it open
      * or are looser (add_point keeps a_min <= 1 + max_drift and a_max >= 1 -
      * max_drift, so the interval is never empty). */
+    r->asked = 0;
     r->a_lo = a_min > 1 - h->p.max_drift ? a_min : 1 - h->p.max_drift;
     r->a_hi = a_max < 1 + h->p.max_drift ? a_max : 1 + h->p.max_drift;
     side_init(&r->lower, &h->chain[0], slopes, v, r, 1);
