@@ -296,56 +296,93 @@ static int64_t window_width(const struct tsync__pair_samples *s, int64_t width)
     return fill <= width ? width : fill >= STRETCH * width ? STRETCH * width : (int64_t)fill;
 }
 
+/* The lowest (sign 1) or highest (sign -1) of y - a (x - first) over p[0, n),
+ * relative to first (0 when n is 0). */
+static long double extreme(const struct tsync__pt *p, size_t n, tsync_time first, long double a,
+                           int sign)
+{
+    long double e = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double v = (long double)(p[i].y - first) - a * (long double)(p[i].x - first);
+        e = i == 0 || (sign > 0 ? v < e : v > e) ? v : e;
+    }
+    return e;
+}
+
+/* The window that opens at above[ia] or below[ib], whichever comes first (at x
+ * first, in piece k): in order of x it takes the samples of both kinds until it
+ * holds WINDOW_SAMPLES of each (then `full`), but none more than max_width after
+ * first or in the next piece. How many of each it takes: *na, *nb. Found from the
+ * times alone, so that each kind's values are then read in a loop of their own,
+ * not in the coin toss of which kind comes next. */
+static int window_end(const struct tsync__pair_samples *s, size_t ia, size_t ib, tsync_time first,
+                      const struct tsync__pieces *ps, size_t k, int64_t max_width, size_t *na,
+                      size_t *nb)
+{
+    const struct tsync__pt *A = s->above, *B = s->below;
+    size_t ea = ia, eb = ib;
+#define BEYOND(x) ((x) - first > max_width || (k + 1 < ps->n && (x) >= ps->v[k + 1].x_first))
+    if (ia + WINDOW_SAMPLES <= s->n_above && ib + WINDOW_SAMPLES <= s->n_below &&
+        !BEYOND(A[ia + WINDOW_SAMPLES - 1].x) && !BEYOND(B[ib + WINDOW_SAMPLES - 1].x)) {
+        /* Full at the later of the two last samples it needs; an ABOVE sample comes
+         * before a BELOW one of the same time. */
+        tsync_time xa = A[ia + WINDOW_SAMPLES - 1].x, xb = B[ib + WINDOW_SAMPLES - 1].x;
+        if (xa > xb) {
+            for (ea = ia + WINDOW_SAMPLES; eb < s->n_below && B[eb].x < xa; eb++)
+                ;
+        } else {
+            for (eb = ib + WINDOW_SAMPLES; ea < s->n_above && A[ea].x <= xb; ea++)
+                ;
+        }
+    } else {
+        while (ea < s->n_above && !BEYOND(A[ea].x))
+            ea++;
+        while (eb < s->n_below && !BEYOND(B[eb].x))
+            eb++;
+    }
+#undef BEYOND
+    *na = ea - ia;
+    *nb = eb - ib;
+    return ea - ia >= WINDOW_SAMPLES && eb - ib >= WINDOW_SAMPLES;
+}
+
 /* The windows at most max_width long, without the wide ones; none where they lie
  * far apart. */
 static int build_at(struct tsync__windows *w, const struct tsync__pair_samples *s,
                     const struct tsync__pieces *ps, int64_t max_width)
 {
-    size_t ia = 0, ib = 0, cap = 0, k = 0, slope_of = SIZE_MAX;
+    size_t ia = 0, ib = 0, cap = 0, k = 0, slope_of = SIZE_MAX, na, nb;
     long double slope = 0;        /* detrend_slope of piece slope_of */
     struct acc a;
-    int open = 0, rc;
+    int rc;
     memset(w, 0, sizeof(*w));
     w->max_width = max_width;
-    memset(&a, 0, sizeof(a));
     while (ia < s->n_above || ib < s->n_below) {
-        int above = ib == s->n_below || (ia < s->n_above && s->above[ia].x <= s->below[ib].x);
-        struct tsync__pt p = above ? s->above[ia++] : s->below[ib++];
-        long double v;
-        if (open && (p.x - a.first > max_width ||
-                     (k + 1 < ps->n && p.x >= ps->v[k + 1].x_first))) {
-            if (a.n_above >= WINDOW_SAMPLES_MIN && a.n_below >= WINDOW_SAMPLES_MIN &&
-                (rc = close_window(w, &a, &cap)))
-                goto fail;
-            open = 0;
+        int full;
+        memset(&a, 0, sizeof(a));
+        a.first = ib == s->n_below || (ia < s->n_above && s->above[ia].x <= s->below[ib].x)
+                      ? s->above[ia].x : s->below[ib].x;
+        k = piece_at(ps, k, a.first);
+        if (slope_of != k) {
+            slope = detrend_slope(ps, k);
+            slope_of = k;
         }
-        if (!open) {
-            k = piece_at(ps, k, p.x);
-            memset(&a, 0, sizeof(a));
-            a.first = p.x;
-            if (slope_of != k) {
-                slope = detrend_slope(ps, k);
-                slope_of = k;
-            }
-            a.a = slope;
-            open = 1;
-        }
-        a.last = p.x;
-        v = (long double)(p.y - a.first) - a.a * (long double)(p.x - a.first);
-        if (above) {
-            a.hi = a.n_above++ == 0 || v < a.hi ? v : a.hi;
-        } else {
-            a.lo = a.n_below++ == 0 || v > a.lo ? v : a.lo;
-        }
-        if (a.n_above >= WINDOW_SAMPLES && a.n_below >= WINDOW_SAMPLES) {
-            if ((rc = close_window(w, &a, &cap)))
-                goto fail;
-            open = 0;
-        }
+        a.a = slope;
+        full = window_end(s, ia, ib, a.first, ps, k, max_width, &na, &nb);
+        a.n_above = na;
+        a.n_below = nb;
+        a.hi = extreme(s->above + ia, na, a.first, a.a, 1);
+        a.lo = extreme(s->below + ib, nb, a.first, a.a, -1);
+        a.last = !nb || (na && s->above[ia + na - 1].x > s->below[ib + nb - 1].x)
+                     ? s->above[ia + na - 1].x : s->below[ib + nb - 1].x;
+        ia += na;
+        ib += nb;
+        /* A window cut short (at max_width, at the next piece, at the end) counts
+         * with WINDOW_SAMPLES_MIN each way. */
+        if ((full || (a.n_above >= WINDOW_SAMPLES_MIN && a.n_below >= WINDOW_SAMPLES_MIN)) &&
+            (rc = close_window(w, &a, &cap)))
+            goto fail;
     }
-    if (open && a.n_above >= WINDOW_SAMPLES_MIN && a.n_below >= WINDOW_SAMPLES_MIN &&
-        (rc = close_window(w, &a, &cap)))
-        goto fail;
     if ((rc = drop_wide(w)) || (rc = drop_sparse(w)))
         goto fail;
     return 0;
