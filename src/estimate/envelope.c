@@ -62,9 +62,10 @@ static size_t tightest(const struct tsync__pt *p, size_t m, const struct tsync__
     size_t best = m;
     for (size_t i = 0; i < m; i++) {
         double y = (double)(p[i].y - pc->y0), ax = a * (double)(p[i].x - pc->x0);
+        double mag = fabs(y) + fabs(b) + fabs(ax);
         d[i] = sign * (y - b - ax);
-        top = d[i] > top ? d[i] : top;
-        size = fmax(size, fabs(y) + fabs(b) + fabs(ax));
+        top = d[i] > top ? d[i] : top;     /* NaNs (a line that is none) stay candidates */
+        size = mag > size ? mag : size;
     }
     for (size_t i = 0; i < m; i++) {
         long double v;
