@@ -177,12 +177,38 @@ static inline size_t chain_add(struct tsync__pt *v, size_t n, const struct tsync
     return n;
 }
 
+/* Drops from p[0, k) the points that lie on or beyond the chord of their
+ * neighbours, strictly between them in x (above it for the lower hull, side 0;
+ * below for the upper): none of them is a vertex of the hull, and about half of the
+ * points of a noisy side are, so that the chain's loop, whose turns are a coin toss,
+ * sees half as many. Without branches; the new count. */
+static inline size_t thin(struct tsync__pt *p, size_t k, int side)
+{
+    struct tsync__pt before;
+    size_t n = 1;
+    if (k < 3)
+        return k;
+    before = p[0];
+    for (size_t i = 1; i + 1 < k; i++) {
+        struct tsync__pt q = p[i];
+        i128 t = cross_narrow(before, p[i + 1], q);
+        int drop = before.x < q.x && q.x < p[i + 1].x && (side ? t <= 0 : t >= 0);
+        p[n] = q;
+        n += !drop;
+        before = q;
+    }
+    p[n++] = p[k - 1];
+    return n;
+}
+
 /* Takes the points held back into side's hull (Andrew's monotone chain). */
 static int take_in(struct chain *c, int side, int wide)
 {
     size_t k = c->n_new;
     if (!k)
         return 0;
+    if (!wide)
+        k = side ? thin(c->fresh, k, 1) : thin(c->fresh, k, 0);
     if (c->n + k > c->cap && tsync__reserve((void **)&c->v, &c->cap, c->n + k, sizeof(*c->v)))
         return TSYNC_ENOMEM;
     c->n = side ? wide ? chain_add(c->v, c->n, c->fresh, k, 1, 0)

@@ -426,8 +426,9 @@ static size_t hull_size(const struct tsync__pt *v, size_t n, int sign)
 }
 
 /* Thousands of points each way, so that a hull holds back more points than it keeps
- * aside at once, and coordinates near +-2^62, whose differences need more than 64
- * bits: the same hulls and lines as the same points near 0. */
+ * aside at once, some with the same x, and coordinates near +-2^62, whose
+ * differences need more than 64 bits: the same hulls and lines as the same points
+ * near 0. */
 static void test_many_and_far(void **state)
 {
     static const tsync_time shift[] = { 0, ((tsync_time)1 << 62) - 300000,
@@ -438,9 +439,9 @@ static void test_many_and_far(void **state)
     long double want[4];
     unsigned seed = fx_seed("test_many_and_far");
     (void)state;
-    for (int sided = 0; sided < 2; sided++) {
-        for (size_t i = 0; i < N; i++) {  /* 25 ppm apart, delays up to 300 */
-            tsync_time x = (tsync_time)(i * 100);
+    for (int sided = 0; sided < 3; sided++) {
+        for (size_t i = 0; i < N; i++) {  /* 25 ppm apart, delays up to 300; runs of one x */
+            tsync_time x = (tsync_time)(sided == 2 ? i / 3 * 300 : i * 100);
             up[i] = (struct tsync__pt){ x, x + x / 40000 + 20 + rand() % 300 };
             dn[i] = (struct tsync__pt){ x + 50, x + 50 + (x + 50) / 40000 - 20 - rand() % 300 };
         }
