@@ -142,13 +142,22 @@ struct sums {
     long double n, x, y, xx, xy;
 };
 
-static void sums_add(struct sums *s, const struct sums *a, long double sign)
+static void sums_add(struct sums *s, const struct sums *a)
 {
-    s->n += sign * a->n;
-    s->x += sign * a->x;
-    s->y += sign * a->y;
-    s->xx += sign * a->xx;
-    s->xy += sign * a->xy;
+    s->n += a->n;
+    s->x += a->x;
+    s->y += a->y;
+    s->xx += a->xx;
+    s->xy += a->xy;
+}
+
+static void sums_sub(struct sums *s, const struct sums *a)
+{
+    s->n -= a->n;
+    s->x -= a->x;
+    s->y -= a->y;
+    s->xx -= a->xx;
+    s->xy -= a->xy;
 }
 
 /* The value at x of the least-squares line of s, and its slope (*b, per 10^9 ticks: 0
@@ -175,9 +184,9 @@ static long double fitted(const struct sums *prefix, const struct sums *own, siz
                           size_t to, size_t i, int leave, long double *b)
 {
     struct sums s = prefix[to + 1];
-    sums_add(&s, &prefix[from], -1);
+    sums_sub(&s, &prefix[from]);
     if (leave)
-        sums_add(&s, &own[i], -1);
+        sums_sub(&s, &own[i]);
     return line_at(&s, own[i].x, b);
 }
 
@@ -214,15 +223,13 @@ static int smooth(struct tsync__windows *w)
 {
     size_t n = w->n, h, from, to;
     struct sums *own, *prefix;
-    long double *y, *b, a0, y0;
+    long double a0, y0;
     int rc = TSYNC_ENOMEM;
     if (n < 2)
         return 0;
     own = malloc(n * sizeof(*own));
     prefix = calloc(n + 1, sizeof(*prefix));
-    y = malloc(n * sizeof(*y));
-    b = malloc(n * sizeof(*b));
-    if (!own || !prefix || !y || !b)
+    if (!own || !prefix)
         goto out;
     a0 = w->v[0].a;
     y0 = w->v[0].y;
@@ -234,25 +241,22 @@ static int smooth(struct tsync__windows *w)
         own[i].xx = own[i].x * own[i].x;
         own[i].xy = own[i].x * own[i].y;
         prefix[i + 1] = prefix[i];
-        sums_add(&prefix[i + 1], &own[i], 1);
+        sums_add(&prefix[i + 1], &own[i]);
     }
     h = best_span(prefix, own, n);
+    /* The fitted lines read the sums alone: each window takes its own at once. */
     for (size_t i = 0; i < n; i++) {
+        long double b, y;
         span(n, i, h, &from, &to);
-        y[i] = fitted(prefix, own, from, to, i, 0, &b[i]);
-        b[i] = to > from ? b[i] : NAN;
-    }
-    for (size_t i = 0; i < n; i++) {
-        w->v[i].y = y[i] + y0 + a0 * (long double)(w->v[i].x - w->v[0].x);
-        if (!isnan(b[i]))
-            w->v[i].a = a0 + b[i] / 1e9L;
+        y = fitted(prefix, own, from, to, i, 0, &b);
+        w->v[i].y = y + y0 + a0 * (long double)(w->v[i].x - w->v[0].x);
+        if (to > from && !isnan(b))
+            w->v[i].a = a0 + b / 1e9L;
     }
     rc = 0;
 out:
     free(own);
     free(prefix);
-    free(y);
-    free(b);
     return rc;
 }
 
@@ -357,6 +361,13 @@ static int build_at(struct tsync__windows *w, const struct tsync__pair_samples *
     int rc;
     memset(w, 0, sizeof(*w));
     w->max_width = max_width;
+    /* Room for every window at once (each holds WINDOW_SAMPLES or _MIN samples of
+     * each kind at least): growing by doubling copied the windows of 10^7 samples
+     * twice over. */
+    cap = (s->n_above < s->n_below ? s->n_above : s->n_below) /
+          (WINDOW_SAMPLES < WINDOW_SAMPLES_MIN ? WINDOW_SAMPLES : WINDOW_SAMPLES_MIN) + 1;
+    if (!(w->v = malloc(cap * sizeof(*w->v))))
+        return TSYNC_ENOMEM;
     while (ia < s->n_above || ib < s->n_below) {
         int full;
         memset(&a, 0, sizeof(a));
