@@ -308,6 +308,39 @@ static COLD int extreme_with(struct hull *h, struct tsync__pt p, int side, int s
     return 0;
 }
 
+/* Whether a coordinate of p is NARROW or more in magnitude. */
+static inline int outside(struct tsync__pt p)
+{
+    return (uint64_t)p.x + (uint64_t)(NARROW - 1) > (uint64_t)(2 * (NARROW - 1)) ||
+           (uint64_t)p.y + (uint64_t)(NARROW - 1) > (uint64_t)(2 * (NARROW - 1));
+}
+
+/* Whether p of side, rightmost so far, may change side's extreme line: the other
+ * side has points, and side has no line yet, p lies beyond it, or the other side's
+ * last point has p's x. */
+static inline int may_move(const struct hull *h, struct tsync__pt p, int side)
+{
+    int other = !side;
+    return h->n[other] && (h->last[other].x == p.x || !h->has[side] || beyond(h, side, p));
+}
+
+/* p of side taken: held back for its hull, which has room. */
+static inline void keep(struct hull *h, struct tsync__pt p, int side)
+{
+    struct chain *mine = &h->chain[side];
+    mine->fresh[mine->n_new++] = p;
+    /* Its last vertex before the hull takes p in. */
+    if (!h->n[side] || h->last[side].x != p.x)
+        h->last[side] = p;
+    else if (side ? p.y > h->last[side].y : p.y < h->last[side].y)
+        h->last[side].y = p.y;
+    if (!h->n[side]++)
+        h->first_x[side] = p.x;
+    if (h->n[0] + h->n[1] == 1)
+        h->x_first = p.x;
+    h->x_last = p.x;
+}
+
 /* A new point, rightmost so far: an ABOVE point (side 0) may lower the maximum
  * line, a BELOW point (side 1) raise the minimum line; the two cases are mirror
  * images. The new extreme is computed only when p lies beyond the current one: for
@@ -317,27 +350,15 @@ static COLD int extreme_with(struct hull *h, struct tsync__pt p, int side, int s
 static int add_point(struct hull *h, struct tsync__pt p, int side)
 {
     struct chain *mine = &h->chain[side];
-    int other = !side, rc;
+    int rc;
     if (mine->n_new == NEW_MAX && take_in(mine, side, h->wide))
         return TSYNC_ENOMEM;
     /* Wide for good once a coordinate is (only the arithmetic changes, not what
      * it finds: also for a point that splits). */
-    h->wide |= (uint64_t)p.x + (uint64_t)(NARROW - 1) > (uint64_t)(2 * (NARROW - 1)) ||
-               (uint64_t)p.y + (uint64_t)(NARROW - 1) > (uint64_t)(2 * (NARROW - 1));
-    if (h->n[other]) {
-        int same_x = h->last[other].x == p.x;
-        if ((same_x || !h->has[side] || beyond(h, side, p)) &&
-            (rc = extreme_with(h, p, side, same_x)))
-            return rc;
-    }
-    mine->fresh[mine->n_new++] = p;
-    /* Its last vertex before the hull takes p in. */
-    if (!h->n[side] || h->last[side].x != p.x)
-        h->last[side] = p;
-    else if (side ? p.y > h->last[side].y : p.y < h->last[side].y)
-        h->last[side].y = p.y;
-    if (!h->n[side]++)
-        h->first_x[side] = p.x;
+    h->wide |= outside(p);
+    if (may_move(h, p, side) && (rc = extreme_with(h, p, side, h->last[!side].x == p.x)))
+        return rc;
+    keep(h, p, side);
     return 0;
 }
 
@@ -356,17 +377,42 @@ static int hull_init(void **state, const struct tsync__est_params *p)
 
 static int hull_add(void *state, const struct tsync__sample *s)
 {
-    struct hull *h = state;
     struct tsync__pt pt = { s->x, s->y };
-    int rc;
     if (s->kind == TSYNC__EXCHANGE)
         return 0;                       /* the hull works on one-way constraints only */
-    rc = add_point(h, pt, s->kind == TSYNC__BELOW);
-    if (rc == 0) {
-        if (h->n[0] + h->n[1] == 1)
-            h->x_first = s->x;
-        h->x_last = s->x;
+    return add_point(state, pt, s->kind == TSYNC__BELOW);
+}
+
+/* add_point over the points that only join a hull (see add_run in estimator.h),
+ * which side comes next chosen without a branch. */
+static int hull_add_run(void *state, const struct tsync__pair_samples *s, size_t *ia, size_t *ib,
+                        struct tsync__run_limits *lim)
+{
+    static const struct tsync__pt none = { INT64_MAX, 0 };
+    struct hull *h = state;
+    size_t a = *ia, b = *ib;
+    int rc = 0;
+    while (a < s->n_above || b < s->n_below) {
+        const struct tsync__pt *pa = a < s->n_above ? &s->above[a] : &none;
+        const struct tsync__pt *pb = b < s->n_below ? &s->below[b] : &none;
+        int side = a == s->n_above || (b < s->n_below && pb->x < pa->x);
+        struct tsync__pt p = side ? *pb : *pa;
+        struct chain *mine = &h->chain[side];
+        if (p.x >= lim->before || (lim->max_gap > 0 && p.x - lim->last > lim->max_gap) ||
+            (lim->max_segment > 0 && p.x - lim->first > lim->max_segment))
+            break;
+        if (mine->n_new == NEW_MAX && (rc = take_in(mine, side, h->wide)))
+            break;
+        h->wide |= outside(p);
+        if (may_move(h, p, side))
+            break;
+        keep(h, p, side);
+        a += !side;
+        b += side;
+        lim->last = p.x;
     }
+    *ia = a;
+    *ib = b;
     return rc;
 }
 
@@ -645,5 +691,5 @@ const struct tsync__estimator tsync__hull_estimator = {
     "hull", "mean of the extreme separating lines; bounds guaranteed",
     "mean of the minimum and maximum separating lines",
     "guaranteed (drift changing by at most max_wander per second, minimum latencies, max_drift)",
-    0, 1, hull_init, hull_add, hull_settled, hull_finish, hull_stats, hull_fini
+    0, 1, hull_init, hull_add, hull_settled, hull_finish, hull_stats, hull_fini, hull_add_run
 };

@@ -126,6 +126,27 @@ static int next_sample(struct merge *m, struct tsync__sample *out)
     return 1;
 }
 
+/* The one-way constraints that come next and only add to what the estimator holds,
+ * all at once (est->add_run), under the rules of the loop of tsync__fit_pair: a
+ * piece goes on at least until a sample past max_gap or, once settled, past
+ * max_segment, and an exchange sample comes first where it is due. */
+static int add_run(struct merge *m, const struct tsync__estimator *est, void *state,
+                   const struct tsync__est_params *params, tsync_time first, tsync_time *last)
+{
+    const struct tsync__pair_samples *s = m->s;
+    struct tsync__run_limits lim;
+    int rc;
+    lim.before = m->ie < s->n_exch ? s->exch[m->ie].x : INT64_MAX;
+    lim.first = first;
+    lim.last = *last;
+    lim.max_gap = params->segment ? params->max_gap : 0;
+    lim.max_segment = params->segment && params->max_segment > 0 && est->settled(state)
+                          ? params->max_segment : 0;
+    rc = est->add_run(state, s, &m->ia, &m->ib, &lim);
+    *last = lim.last;
+    return rc;
+}
+
 /* Finishes the current piece into fit->pieces and frees the estimator. */
 static int close_piece(struct tsync__pair_fit *fit, const struct tsync__estimator *est,
                        void **state)
@@ -150,7 +171,11 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
     fit->wander = params->wander;
     if ((rc = est->init(&state, params)))
         return rc;
-    while (next_sample(&m, &smp)) {
+    for (;;) {
+        if (any && est->add_run && (rc = add_run(&m, est, state, params, first, &last)))
+            goto fail;
+        if (!next_sample(&m, &smp))
+            break;
         if (any && params->segment &&
             ((params->max_gap > 0 && smp.x - last > params->max_gap) ||
              (params->max_segment > 0 && smp.x - first > params->max_segment && est->settled(state)))) {
