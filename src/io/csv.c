@@ -35,7 +35,8 @@
 #include "util/vec.h"
 
 #define CSV_TIME_MAX (1ll << 62)
-#define READ_CHUNK (4u << 20)  /* bytes read at a time; a longer line grows the buffer */
+#define READ_CHUNK (1u << 20)  /* bytes read at a time, still in the cache when parsed;
+                                * a longer line grows the buffer */
 #define SLACK 32               /* zero bytes after the data: whole words are read */
 #define KNOWN_MAX 15           /* longest name compared as two words */
 #define PAIR_CACHE 64          /* (sender, receiver) -> list, direct-mapped */

@@ -246,7 +246,7 @@ static void test_spellings(void **state)
     free(odd.s);
 }
 
-/* A line longer than the read buffer (4 MiB) between ordinary ones. */
+/* A line longer than the read buffer (1 MiB) between ordinary ones. */
 static void test_long_line(void **state)
 {
     struct text t = { NULL, 0, 0 };
