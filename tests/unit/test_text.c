@@ -31,6 +31,29 @@ static void test_numbers(void **state)
     assert_int_equal(t.n, 0);
 }
 
+static void expect_i64(int64_t x)
+{
+    struct tsync__text t = { NULL, 0, 0, 0 };
+    char want[32];
+    snprintf(want, sizeof(want), "%lld", (long long)x);
+    tsync__text_i64(&t, x);
+    assert_string_equal(t.s, want);
+    tsync__text_free(&t);
+}
+
+/* Every number up to 10^5 in magnitude, and the powers of ten and their neighbours. */
+static void test_many_numbers(void **state)
+{
+    (void)state;
+    for (int64_t v = -100000; v <= 100000; v++)
+        expect_i64(v);
+    for (int64_t p = 10; p > 0 && p <= INT64_MAX / 10; p *= 10)
+        for (int64_t d = -1; d <= 1; d++) {
+            expect_i64(p + d);
+            expect_i64(-(p + d));
+        }
+}
+
 static void test_growth(void **state)
 {
     struct tsync__text t = { NULL, 0, 0, 0 };
@@ -48,6 +71,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_many_numbers),
         cmocka_unit_test(test_growth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
