@@ -54,6 +54,7 @@ struct csv_loc {
     size_t len;
     struct csv_event *ev;
     size_t n, cap;
+    struct tsync_extent extent;   /* for message lists */
 };
 
 /* A location of the rows before: its name and comma as two words and the masks of
@@ -144,6 +145,8 @@ static long location_of(struct csv_state *st, const char *name, size_t len)
             return (long)st->slot[k] - 1;
     }
     l.len = len;
+    l.extent.first = INT64_MAX;
+    l.extent.last = INT64_MIN;
     if (!(l.name = strndup(name, len)) || TSYNC_PUSH(st->locs, st->n_locs, st->cap_locs, l)) {
         free(l.name);
         return -1;
@@ -261,6 +264,14 @@ static int add_end(struct csv_state *st, long loc, tsync_time time, uint64_t tag
     return TSYNC_OK;
 }
 
+/* A location's extent with an event at t. */
+static inline void extend(struct tsync_extent *x, tsync_time t)
+{
+    x->first = t < x->first ? t : x->first;
+    x->last = t > x->last ? t : x->last;
+    x->events++;
+}
+
 /* The message of a row: both ends, or a message of the list from ls to lr. */
 static inline int put_row(struct csv_state *st, long ls, long lr, tsync_time ts, tsync_time tr)
 {
@@ -281,6 +292,8 @@ static inline int put_row(struct csv_state *st, long ls, long lr, tsync_time ts,
             return tsync__oom(st->ctx);
         m->v[m->n].x = ts;
         m->v[m->n++].y = tr;
+        extend(&st->locs[ls].extent, ts);
+        extend(&st->locs[lr].extent, tr);
     } else if (!(rc = add_end(st, ls, ts, st->rows * 2))) {
         rc = add_end(st, lr, tr, st->rows * 2 + 1);
     }
@@ -594,8 +607,11 @@ static int csv_events(void *r, struct tsync_sink *sink)
 {
     struct csv_state *st = r;
     int rc = TSYNC_OK;
-    if (st->lists) {            /* the sink takes them */
-        rc = tsync__sink_message_lists(sink, st->list, st->n_lists);
+    if (st->lists) {            /* the sink takes them, with the extents */
+        struct tsync_extent *x = malloc((st->n_locs ? st->n_locs : 1) * sizeof(*x));
+        for (size_t i = 0; x && i < st->n_locs; i++)
+            x[i] = st->locs[i].extent;
+        rc = tsync__sink_message_lists(sink, st->list, st->n_lists, x);
         st->list = NULL;
         st->n_lists = 0;
         return rc;
