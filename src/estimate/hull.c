@@ -207,7 +207,8 @@ static int take_in(struct chain *c, int side, int wide)
     size_t k = c->n_new;
     if (!k)
         return 0;
-    if (!wide)
+    /* Twice: the second pass finds chords between the points the first kept. */
+    for (int pass = 0; pass < 2 && !wide; pass++)
         k = side ? thin(c->fresh, k, 1) : thin(c->fresh, k, 0);
     if (c->n + k > c->cap && tsync__reserve((void **)&c->v, &c->cap, c->n + k, sizeof(*c->v)))
         return TSYNC_ENOMEM;
