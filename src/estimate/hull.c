@@ -428,6 +428,9 @@ struct side {
     struct tsync__pt *v;
     long double *slope;
     size_t at_lo, at_hi;
+    size_t edge;              /* the edge found last (a map asks along x) */
+    long double a_last;       /* the slope asked for last, and its extreme vertex */
+    size_t at_last;
 };
 
 /* What a hull piece keeps for its range: both hulls and the slope interval; and the
@@ -492,7 +495,7 @@ static long double clampl(long double a, long double lo, long double hi)
 
 /* The slope of the hull edge over x, clamped to [a_lo, a_hi]; outside the hull the
  * end of the interval that the envelope's slope points to (`out_left`, `out_right`). */
-static long double edge_slope(const struct side *h, tsync_time x, const struct hull_range *r,
+static long double edge_slope(struct side *h, tsync_time x, const struct hull_range *r,
                               long double out_left, long double out_right)
 {
     const struct tsync__pt *v = h->v;
@@ -501,12 +504,18 @@ static long double edge_slope(const struct side *h, tsync_time x, const struct h
         return out_left;
     if (x >= v[n - 1].x)
         return n >= 2 && x == v[n - 1].x ? clampl(h->slope[n - 2], r->a_lo, r->a_hi) : out_right;
-    while (lo + 1 < hi) {               /* last vertex with x_k <= x */
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].x <= x)
-            lo = mid;
-        else
-            hi = mid;
+    /* The last vertex with x_k <= x: the edge of the last call, or searched. */
+    if (v[h->edge].x <= x && x < v[h->edge + 1].x) {
+        lo = h->edge;
+    } else {
+        while (lo + 1 < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (v[mid].x <= x)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        h->edge = lo;
     }
     return clampl(h->slope[lo], r->a_lo, r->a_hi);
 }
@@ -514,14 +523,19 @@ static long double edge_slope(const struct side *h, tsync_time x, const struct h
 /* The largest (sign 1, lower hull) or smallest (sign -1, upper hull) envelope over
  * the slope interval at x: concave (convex) in a, so at its ends or at the slope
  * of the hull edge over x. */
-static long double side_extreme(const struct side *h, const struct hull_range *r,
+static long double side_extreme(struct side *h, const struct hull_range *r,
                                 const struct tsync__piece *pc, tsync_time x, int sign)
 {
     long double a = sign > 0 ? edge_slope(h, x, r, r->a_lo, r->a_hi)
                              : edge_slope(h, x, r, r->a_hi, r->a_lo);
-    long double c[3] = { envelope(h, h->at_lo, pc, r->a_lo, x, sign),
-                         envelope(h, h->at_hi, pc, r->a_hi, x, sign),
-                         envelope(h, extreme_vertex(h, a, sign), pc, a, x, sign) };
+    long double c[3];
+    if (a != h->a_last) {               /* the same slope has the same extreme vertex */
+        h->a_last = a;
+        h->at_last = extreme_vertex(h, a, sign);
+    }
+    c[0] = envelope(h, h->at_lo, pc, r->a_lo, x, sign);
+    c[1] = envelope(h, h->at_hi, pc, r->a_hi, x, sign);
+    c[2] = envelope(h, h->at_last, pc, a, x, sign);
     long double best = sign > 0 ? -INFINITY : INFINITY;
     for (int k = 0; k < 3; k++)
         if (sign > 0 ? c[k] > best : c[k] < best)
@@ -589,6 +603,9 @@ static void side_init(struct side *h, const struct chain *c, long double *slopes
         h->slope[i] = slope(h->v[i], h->v[i + 1]);
     h->at_lo = c->n ? extreme_vertex(h, r->a_lo, sign) : 0;
     h->at_hi = c->n ? extreme_vertex(h, r->a_hi, sign) : 0;
+    h->edge = 0;
+    h->a_last = r->a_lo;
+    h->at_last = h->at_lo;
 }
 
 static int hull_finish(void *state, struct tsync__pieces *out)
