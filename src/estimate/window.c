@@ -142,23 +142,16 @@ struct sums {
     long double n, x, y, xx, xy;
 };
 
-static void sums_add(struct sums *s, const struct sums *a)
-{
-    s->n += a->n;
-    s->x += a->x;
-    s->y += a->y;
-    s->xx += a->xx;
-    s->xy += a->xy;
-}
+/* A window's x and y as the sums take them. */
+struct point {
+    long double x, y;
+};
 
-static void sums_sub(struct sums *s, const struct sums *a)
-{
-    s->n -= a->n;
-    s->x -= a->x;
-    s->y -= a->y;
-    s->xx -= a->xx;
-    s->xy -= a->xy;
-}
+/* The sums over windows 0 .. k - 1 but their count, which is k: the spans' sums are
+ * differences of two of them, and fewer long doubles to load is less time. */
+struct prefix {
+    long double x, y, xx, xy;
+};
 
 /* The value at x of the least-squares line of s, and its slope (*b, per 10^9 ticks: 0
  * where x is all alike and the value is the mean). */
@@ -180,18 +173,29 @@ static void span(size_t n, size_t i, size_t h, size_t *from, size_t *to)
 
 /* The value at window i of the line through windows from..to, with i or without it
  * (leave = 1), and the line's slope (*b). */
-static long double fitted(const struct sums *prefix, const struct sums *own, size_t from,
+static long double fitted(const struct prefix *prefix, const struct point *own, size_t from,
                           size_t to, size_t i, int leave, long double *b)
 {
-    struct sums s = prefix[to + 1];
-    sums_sub(&s, &prefix[from]);
-    if (leave)
-        sums_sub(&s, &own[i]);
-    return line_at(&s, own[i].x, b);
+    const struct prefix *hi = &prefix[to + 1], *lo = &prefix[from];
+    const struct point *me = &own[i];
+    struct sums s;
+    s.n = (long double)(to + 1 - from);
+    s.x = hi->x - lo->x;
+    s.y = hi->y - lo->y;
+    s.xx = hi->xx - lo->xx;
+    s.xy = hi->xy - lo->xy;
+    if (leave) {
+        s.n -= 1;
+        s.x -= me->x;
+        s.y -= me->y;
+        s.xx -= me->x * me->x;
+        s.xy -= me->x * me->y;
+    }
+    return line_at(&s, me->x, b);
 }
 
 /* The span whose lines, each window left out of its own, predict the windows best. */
-static size_t best_span(const struct sums *prefix, const struct sums *own, size_t n)
+static size_t best_span(const struct prefix *prefix, const struct point *own, size_t n)
 {
     long double best = -1;
     size_t best_h = SMOOTH_MIN;
@@ -222,7 +226,8 @@ static size_t best_span(const struct sums *prefix, const struct sums *own, size_
 static int smooth(struct tsync__windows *w)
 {
     size_t n = w->n, h, from, to;
-    struct sums *own, *prefix;
+    struct point *own;
+    struct prefix *prefix;
     long double a0, y0;
     int rc = TSYNC_ENOMEM;
     if (n < 2)
@@ -235,13 +240,12 @@ static int smooth(struct tsync__windows *w)
     y0 = w->v[0].y;
     for (size_t i = 0; i < n; i++) {
         long double dx = (long double)(w->v[i].x - w->v[0].x);
-        own[i].n = 1;
         own[i].x = dx / 1e9L;
         own[i].y = w->v[i].y - y0 - a0 * dx;
-        own[i].xx = own[i].x * own[i].x;
-        own[i].xy = own[i].x * own[i].y;
-        prefix[i + 1] = prefix[i];
-        sums_add(&prefix[i + 1], &own[i]);
+        prefix[i + 1].x = prefix[i].x + own[i].x;
+        prefix[i + 1].y = prefix[i].y + own[i].y;
+        prefix[i + 1].xx = prefix[i].xx + own[i].x * own[i].x;
+        prefix[i + 1].xy = prefix[i].xy + own[i].x * own[i].y;
     }
     h = best_span(prefix, own, n);
     /* The fitted lines read the sums alone: each window takes its own at once. */
