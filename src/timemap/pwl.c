@@ -10,6 +10,12 @@
  *
  * (an error of h moves the argument of g; one tick for rounding), linear between
  * the points like both terms.
+ *
+ * Inversion. A pair estimated with one clock as x serves paths from either end: the
+ * other end's function is the inverse, f's points with x and y swapped. If the true
+ * function T is within b of f at x = f^-1(y) and its slope is at least s, then T
+ * reaches y within b / s of x: |T(x) - T(x*)| = |T(x) - y| <= b with T(x*) = y. On a
+ * segment both x and b are linear in y, so the points' bounds b / s cover it.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -205,6 +211,93 @@ tsync_time tsync__pwl_inverse(const struct tsync__pwl *f, tsync_time y)
         return f->x[lo];
     s = (long double)(f->x[lo + 1] - f->x[lo]) / (long double)(f->y[lo + 1] - f->y[lo]);
     return f->x[lo] + (tsync_time)llroundl(s * (long double)(y - f->y[lo]));
+}
+
+/* ---- the inverse with its bounds ------------------------------------------------------ */
+
+/* v as a double no smaller: a bound stays a promise. */
+static double rounded_up(long double v)
+{
+    double d = (double)v;
+    return (long double)d < v ? nextafter(d, INFINITY) : d;
+}
+
+/* A point of f^-1: at u it reads g, give or take c ticks. */
+struct inv_pt {
+    tsync_time u, g;
+    long double c;
+};
+
+/* The point of f^-1 for f's run [i, j] of one value, at the run's middle: the
+ * segments on either side of it are off the exact inverse by up to half the run. */
+static struct inv_pt inv_point(const struct tsync__pwl *f, size_t i, size_t j, long double s)
+{
+    struct inv_pt p;
+    p.u = f->y[i];
+    p.g = f->x[i] + (f->x[j] - f->x[i]) / 2;
+    p.c = fmaxl((long double)(p.g - f->x[i]) + (long double)f->bound[i] / s,
+                (long double)(f->x[j] - p.g) + (long double)f->bound[j] / s);
+    return p;
+}
+
+static void put_inv(struct tsync__pwl *out, tsync_time u, tsync_time g, long double c)
+{
+    if (tsync__pwl_push(out, u, g))
+        out->bound[out->n - 1] = rounded_up(c);
+}
+
+/* The point of f^-1 at u between its points a and b (a.u < u < b.u), rounded to a
+ * tick; the bound covers the rounding. */
+static void put_between(struct tsync__pwl *out, const struct inv_pt *a, const struct inv_pt *b,
+                        tsync_time u)
+{
+    long double w = (long double)(u - a->u) / (long double)(b->u - a->u);
+    long double d = w * (long double)(b->g - a->g);
+    tsync_time g = (tsync_time)llroundl(d);
+    long double c = isfinite(a->c) && isfinite(b->c) ? a->c + (b->c - a->c) * w : INFINITY;
+    put_inv(out, u, a->g + g, c + fabsl((long double)g - d));
+}
+
+/* The point of f^-1 at u, where u lies between a and b or, without a (beyond f's
+ * values), unbounded. */
+static void put_end(struct tsync__pwl *out, const struct tsync__pwl *f, const struct inv_pt *a,
+                    const struct inv_pt *b, tsync_time u)
+{
+    if (b->u == u)
+        put_inv(out, u, b->g, b->c);
+    else if (a)
+        put_between(out, a, b, u);
+    else
+        put_inv(out, u, tsync__pwl_inverse(f, u), INFINITY);
+}
+
+int tsync__pwl_invert(struct tsync__pwl *out, const struct tsync__pwl *f, tsync_time from,
+                      tsync_time to, long double min_slope)
+{
+    struct inv_pt prev = { 0, 0, 0 }, p;
+    int have_prev = 0, started = 0;
+    if (tsync__pwl_alloc(out, f->n + 2))
+        return TSYNC_ENOMEM;
+    for (size_t i = 0, j; i < f->n; i = j + 1, prev = p, have_prev = 1) {
+        for (j = i; j + 1 < f->n && f->y[j + 1] == f->y[i]; j++)
+            ;
+        p = inv_point(f, i, j, min_slope);
+        if (p.u < from)
+            continue;
+        if (!started) {
+            put_end(out, f, have_prev ? &prev : NULL, &p, from);
+            started = 1;
+        }
+        if (p.u >= to) {
+            put_end(out, f, have_prev ? &prev : NULL, &p, to);
+            return 0;
+        }
+        put_inv(out, p.u, p.g, p.c);
+    }
+    if (!started)
+        put_inv(out, from, tsync__pwl_inverse(f, from), INFINITY);
+    put_inv(out, to, tsync__pwl_inverse(f, to), INFINITY);
+    return 0;
 }
 
 /* ---- lowering and raising the bounds ----------------------------------------------------------- */
