@@ -289,9 +289,7 @@ static size_t piece_holding(const struct tsync__pair_fit *fit, tsync_time x)
     return k;
 }
 
-/* The bound at x for `value` (absolute ticks) under the piece that holds at x, or
- * outside every piece's samples the one nearest in time. */
-static double fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long double value)
+double tsync__fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long double value)
 {
     if (!fit->pieces.n)
         return INFINITY;
@@ -744,7 +742,7 @@ static void add_end(struct tsync__pwl *out, const struct tsync__pwl *all,
 {
     long double y = tsync__pwl_eval(all, (long double)x);
     if (tsync__pwl_push(out, x, (tsync_time)llroundl(y)))
-        out->bound[out->n - 1] = fit_bound_at(fit, x, (long double)out->y[out->n - 1]);
+        out->bound[out->n - 1] = tsync__fit_bound_at(fit, x, (long double)out->y[out->n - 1]);
 }
 
 int tsync__pwl_from_fit(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
