@@ -240,6 +240,8 @@ struct tsync__pair_fit {
     struct tsync__windows windows;  /* the hull's pieces follow them where they bend */
     struct tsync__envelope envelope;
     int guaranteed;         /* the pieces' ranges are guaranteed (hull), not statistical */
+    struct tsync__pwl joined;       /* the pieces joined over their samples, drawn once:
+                                     * tsync__pwl_from_fit extends and cuts it */
 };
 
 /* Runs `est` over the samples (each kind sorted by x), splitting where add_sample
