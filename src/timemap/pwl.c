@@ -82,31 +82,44 @@ long double tsync__pwl_eval(const struct tsync__pwl *f, long double x)
     return (long double)f->y[k] + seg_slope(f, k) * (x - (long double)f->x[k]);
 }
 
-long double tsync__pwl_eval_from(const struct tsync__pwl *f, size_t k, long double x)
+/* segment_of(f, x) for x at or after point k of f: from k on, for increasing x
+ * without a search each. */
+static size_t segment_from(const struct tsync__pwl *f, size_t k, long double x)
 {
-    if (f->n == 1)
-        return (long double)f->y[0] + (x - (long double)f->x[0]);
-    /* segment_of's answer: the last k < n - 1 with x_k <= x. */
+    if (f->n < 2)
+        return 0;
     if (k + 2 > f->n)
         k = f->n - 2;
     while (k + 2 < f->n && (long double)f->x[k + 1] <= x)
         k++;
+    return k;
+}
+
+long double tsync__pwl_eval_from(const struct tsync__pwl *f, size_t k, long double x)
+{
+    if (f->n == 1)
+        return (long double)f->y[0] + (x - (long double)f->x[0]);
+    k = segment_from(f, k, x);
     return (long double)f->y[k] + seg_slope(f, k) * (x - (long double)f->x[k]);
 }
 
-double tsync__pwl_bound(const struct tsync__pwl *f, long double x)
+/* The bound at x in segment k of f (segment_of's answer for x). */
+static double bound_in(const struct tsync__pwl *f, size_t k, long double x)
 {
-    size_t k;
     long double w;
     if (f->n == 1 || x <= (long double)f->x[0])
         return f->bound[0];
     if (x >= (long double)f->x[f->n - 1])
         return f->bound[f->n - 1];
-    k = segment_of(f, x);
     if (!isfinite(f->bound[k]) || !isfinite(f->bound[k + 1]))
         return INFINITY;
     w = (x - (long double)f->x[k]) / (long double)(f->x[k + 1] - f->x[k]);
     return (double)((1 - w) * f->bound[k] + w * f->bound[k + 1]);
+}
+
+double tsync__pwl_bound(const struct tsync__pwl *f, long double x)
+{
+    return bound_in(f, segment_of(f, x), x);
 }
 
 /* The steepest slope of f at x (both sides at a breakpoint). */
@@ -138,12 +151,14 @@ int tsync__pwl_identity(struct tsync__pwl *out, tsync_time from, tsync_time to)
     return 0;
 }
 
-/* Appends the point of g o h at x (skipped unless right of the last one). */
+/* Appends the point of g o h at x, at or after point k of h (skipped unless right of
+ * the last one). */
 static void put(struct tsync__pwl *out, const struct tsync__pwl *g, const struct tsync__pwl *h,
-                tsync_time x)
+                size_t k, tsync_time x)
 {
-    long double u = tsync__pwl_eval(h, (long double)x);
-    double bh = tsync__pwl_bound(h, (long double)x), bg = tsync__pwl_bound(g, u);
+    long double u = tsync__pwl_eval_from(h, k, (long double)x);
+    double bh = bound_in(h, segment_from(h, k, (long double)x), (long double)x);
+    double bg = tsync__pwl_bound(g, u);
     if (tsync__pwl_push(out, x, (tsync_time)llroundl(tsync__pwl_eval(g, u))))
         out->bound[out->n - 1] =
             isfinite(bh) && isfinite(bg)
@@ -158,7 +173,7 @@ int tsync__pwl_compose(struct tsync__pwl *out, const struct tsync__pwl *g,
     if (tsync__pwl_alloc(out, h->n + g->n + 1))
         return TSYNC_ENOMEM;
     for (size_t k = 0; k < h->n; k++) {
-        put(out, g, h, h->x[k]);
+        put(out, g, h, k, h->x[k]);
         if (k + 1 == h->n || h->y[k + 1] <= h->y[k])
             continue;
         /* g's breakpoints that h reaches inside this segment. */
@@ -168,7 +183,7 @@ int tsync__pwl_compose(struct tsync__pwl *out, const struct tsync__pwl *g,
             long double f = (long double)(g->x[j] - h->y[k]) / (long double)(h->y[k + 1] - h->y[k]);
             tsync_time x = h->x[k] + (tsync_time)llroundl(f * (long double)(h->x[k + 1] - h->x[k]));
             if (x > h->x[k] && x < h->x[k + 1])
-                put(out, g, h, x);
+                put(out, g, h, k, x);
         }
     }
     return 0;
