@@ -248,10 +248,12 @@ struct inv_pt {
 static struct inv_pt inv_point(const struct tsync__pwl *f, size_t i, size_t j, long double s)
 {
     struct inv_pt p;
+    long double c_i, c_j;
     p.u = f->y[i];
     p.g = f->x[i] + (f->x[j] - f->x[i]) / 2;
-    p.c = fmaxl((long double)(p.g - f->x[i]) + (long double)f->bound[i] / s,
-                (long double)(f->x[j] - p.g) + (long double)f->bound[j] / s);
+    c_i = (long double)(p.g - f->x[i]) + (long double)f->bound[i] / s;
+    c_j = (long double)(f->x[j] - p.g) + (long double)f->bound[j] / s;
+    p.c = c_i > c_j ? c_i : c_j;
     return p;
 }
 
