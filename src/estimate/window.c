@@ -304,11 +304,12 @@ static int64_t window_width(const struct tsync__pair_samples *s, int64_t width)
     return fill <= width ? width : fill >= STRETCH * width ? STRETCH * width : (int64_t)fill;
 }
 
-/* The lowest (sign 1) or highest (sign -1) of y - a (x - first) over p[0, n),
- * relative to first (0 when n is 0). */
-static long double extreme(const struct tsync__pt *p, size_t n, tsync_time first, long double a,
-                           int sign)
+/* The lowest (sign 1) or highest (sign -1) of y - a (x - first) over
+ * pts[from, from + n), relative to first (0 when n is 0). */
+static long double extreme(const struct tsync__pt *pts, size_t from, size_t n, tsync_time first,
+                           long double a, int sign)
 {
+    const struct tsync__pt *p = n ? pts + from : pts;   /* NULL when a kind has none */
     long double e = 0;
     for (size_t i = 0; i < n; i++) {
         long double v = (long double)(p[i].y - first) - a * (long double)(p[i].x - first);
@@ -386,8 +387,8 @@ static int build_at(struct tsync__windows *w, const struct tsync__pair_samples *
         full = window_end(s, ia, ib, a.first, ps, k, max_width, &na, &nb);
         a.n_above = na;
         a.n_below = nb;
-        a.hi = extreme(s->above + ia, na, a.first, a.a, 1);
-        a.lo = extreme(s->below + ib, nb, a.first, a.a, -1);
+        a.hi = extreme(s->above, ia, na, a.first, a.a, 1);
+        a.lo = extreme(s->below, ib, nb, a.first, a.a, -1);
         a.last = !nb || (na && s->above[ia + na - 1].x > s->below[ib + nb - 1].x)
                      ? s->above[ia + na - 1].x : s->below[ib + nb - 1].x;
         ia += na;
