@@ -115,4 +115,21 @@ struct tsync__packet_pairing *tsync__packet_pairing_of(struct tsync_trace *t, ts
  * members with missing calls or differing operations. Fails only on ENOMEM. */
 int tsync__match_collectives(struct tsync_trace *t, struct tsync_match_input *in, tsync_ctx *ctx);
 
+/* The order tsync__match_collectives sorts the records in: by communicator, location
+ * and end event (a location's calls on a communicator in call order). */
+int tsync__coll_rec_cmp(const void *a, const void *b);
+
+/* A member's record with its rank in the communicator, for ordering by rank. */
+struct tsync__ranked_rec { uint32_t comm_rank; const struct tsync_coll_rec *rec; };
+
+/* Call k of communicator `comm` as an instance, from its members' records recs[0, nm)
+ * in location order (nl: how many locations record calls on comm; ranked: room for
+ * nm): *c (its first_member kept) and its members m[0, nm), sorted by rank, with
+ * their roles; recs end in the members' order. Warns about members missing and
+ * operations that differ. Cannot fail. */
+void tsync__coll_instance(const struct tsync_trace *t, uint32_t comm, uint64_t k, size_t nl,
+                          const struct tsync_coll_rec **recs, uint32_t nm,
+                          struct tsync__ranked_rec *ranked, struct tsync_collective *c,
+                          struct tsync_coll_member *m, tsync_ctx *ctx);
+
 #endif
