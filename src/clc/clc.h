@@ -196,7 +196,9 @@ void tsync__clc_replay_free(struct clc *c);
 /* Every process's rc agreed: the first failure anywhere fails them all (this one's
  * own error kept, the others told that another process failed). rc without c->tr. */
 int tsync__clc_agree(struct clc *c, int rc);
-/* The error of a process told that another one failed (whose own error says why). */
+/* The error of a process told that another one failed (whose own error says why):
+ * TSYNC_OTHERS_FAILED, as every step of the replay says it, so that the command
+ * prints the error of the process whose own it was. */
 int tsync__clc_others_failed(struct clc *c);
 /* Sends the values every other process needs before backward amortization: the LC'
  * of each receive held here whose send is elsewhere, and of each receiving member's

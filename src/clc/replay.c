@@ -132,8 +132,7 @@ void tsync__clc_replay_free(struct clc *c)
 
 int tsync__clc_others_failed(struct clc *c)
 {
-    return tsync__fail(c->ctx, TSYNC_EIO, "%s: clc: another process of the replay failed",
-                       c->t->path);
+    return tsync__fail(c->ctx, TSYNC_EIO, "%s", TSYNC_OTHERS_FAILED);
 }
 
 int tsync__clc_agree(struct clc *c, int rc)

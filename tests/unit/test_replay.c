@@ -259,7 +259,7 @@ static void test_failure(void **state)
     t->locations[2].time[1] = (int64_t)1 << 61;
     replay(t, NULL, 2, p, &w);
     assert_int_equal(p[0].rc, TSYNC_EIO);
-    assert_non_null(strstr(p[0].error, "another process of the replay failed"));
+    assert_string_equal(p[0].error, TSYNC_OTHERS_FAILED);
     assert_int_equal(p[1].rc, TSYNC_EUNSUPPORTED);
     assert_non_null(strstr(p[1].error, "event 1"));
     procs_free(p, 2);
