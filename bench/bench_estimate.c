@@ -18,9 +18,13 @@
  *                            process of its own (TRACESYNC, default ../tracesync
  *                            beside this program), and its maximum resident memory
  *                            over the messages (bytes/message)
+ *   stage=estimate-target    the command against issue 11's targets: processor
+ *                            seconds per 10^6 messages (0.1, ten times LTTV's hull)
+ *                            and resident bytes per message (32)
  *
- * each with wall and processor (user + system) seconds, messages/s and the ratio
- * to the floor on processor time, the better of the two runs.
+ * each with wall and processor (user + system) seconds, messages/s, processor
+ * seconds per 10^6 messages and the ratio to the floor on processor time, the
+ * better of the two runs.
  *
  * One core; times are wall-clock of the stage alone (the CSV stages: also its
  * processor time).
@@ -342,10 +346,16 @@ static struct took run_command(char *const argv[], long *max_rss_kb)
     return k;
 }
 
+/* Issue 11's targets for the whole command: processor time per 10^6 messages (ten
+ * times faster than LTTV's hull) and resident bytes per message. */
+#define TARGET_CPU_PER_MILLION 0.1
+#define TARGET_BYTES 32.0
+
 static void print_took(const char *stage, uint64_t n, struct took k)
 {
-    printf("stage=%-16s fmt=csv messages=%llu seconds=%.3f cpu_seconds=%.3f messages/s=%.3g",
-           stage, (unsigned long long)n, k.wall, k.cpu, (double)n / k.cpu);
+    printf("stage=%-16s fmt=csv messages=%llu seconds=%.3f cpu_seconds=%.3f messages/s=%.3g "
+           "cpu_per_1e6=%.3f", stage, (unsigned long long)n, k.wall, k.cpu, (double)n / k.cpu,
+           k.cpu * 1e6 / (double)n);
 }
 
 static void bench_command(uint64_t n, const char *workdir, const char *tracesync)
@@ -379,6 +389,13 @@ static void bench_command(uint64_t n, const char *workdir, const char *tracesync
     print_took("estimate-command", n, command);
     printf(" bytes/message=%.1f max_rss_mb=%.0f x_floor=%.1f\n", (double)rss_kb * 1024 / (double)n,
            (double)rss_kb / 1024, command.cpu / floor.cpu);
+    printf("stage=estimate-target    cpu_per_1e6=%.3f target=%.3f x_target=%.2f bytes/message=%.1f "
+           "target=%.0f %s\n", command.cpu * 1e6 / (double)n, TARGET_CPU_PER_MILLION,
+           command.cpu * 1e6 / (double)n / TARGET_CPU_PER_MILLION, (double)rss_kb * 1024 / (double)n,
+           TARGET_BYTES,
+           command.cpu * 1e6 / (double)n <= TARGET_CPU_PER_MILLION &&
+                   (double)rss_kb * 1024 / (double)n <= TARGET_BYTES
+               ? "met" : "not met");
     unlink(csv);
     unlink(maps);
     free(csv);

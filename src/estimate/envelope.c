@@ -49,6 +49,37 @@ static long double off_line(const struct tsync__pieces *ps, size_t *k, const str
     return (long double)(p->y - pc->y0) - pc->b - pc->a * (long double)(p->x - pc->x0);
 }
 
+/* The first of p[0, m) (m <= KNOT_EVERY) where sign (y - the line of pc) is
+ * greatest, as off_line computes it in long double. Found in double first: a point
+ * whose double value is more than twice the error of such values (2^-46 of the
+ * magnitudes) below the greatest cannot be it; the others, almost always one, are
+ * computed as off_line does. */
+static size_t tightest(const struct tsync__pt *p, size_t m, const struct tsync__piece *pc,
+                       int sign)
+{
+    double a = (double)pc->a, b = (double)pc->b, d[KNOT_EVERY], top = -INFINITY, size = 0;
+    long double bv = 0;
+    size_t best = m;
+    for (size_t i = 0; i < m; i++) {
+        double y = (double)(p[i].y - pc->y0), ax = a * (double)(p[i].x - pc->x0);
+        double mag = fabs(y) + fabs(b) + fabs(ax);
+        d[i] = sign * (y - b - ax);
+        top = d[i] > top ? d[i] : top;     /* NaNs (a line that is none) stay candidates */
+        size = mag > size ? mag : size;
+    }
+    for (size_t i = 0; i < m; i++) {
+        long double v;
+        if (isfinite(size) && d[i] < top - 0x1p-45 * size)
+            continue;
+        v = sign * ((long double)(p[i].y - pc->y0) - pc->b - pc->a * (long double)(p[i].x - pc->x0));
+        if (best == m || v > bv) {
+            bv = v;
+            best = i;
+        }
+    }
+    return best;
+}
+
 /* Keeps the first, the last, and of every KNOT_EVERY points the tightest (the
  * lowest above the line for ABOVE, sign -1; the highest for BELOW, sign +1). */
 static int pick_knots(struct tsync__knots *out, const struct tsync__pt *pts, size_t n,
@@ -61,13 +92,21 @@ static int pick_knots(struct tsync__knots *out, const struct tsync__pt *pts, siz
         return TSYNC_ENOMEM;
     out->v[out->n++] = pts[0];
     for (size_t g = 1; g + 1 < n; g += KNOT_EVERY) {
-        size_t end = g + KNOT_EVERY < n - 1 ? g + KNOT_EVERY : n - 1, best = g;
+        size_t end = g + KNOT_EVERY < n - 1 ? g + KNOT_EVERY : n - 1, best = g, kg;
         long double bv = sign * off_line(ps, &k, &pts[g]);
-        for (size_t i = g + 1; i < end; i++) {
-            long double v = sign * off_line(ps, &k, &pts[i]);
-            if (v > bv) {
-                bv = v;
-                best = i;
+        kg = k;
+        /* The piece moves on with x only: one piece for the group when its last
+         * point is still in the first's. */
+        (void)off_line(ps, &k, &pts[end - 1]);
+        if (k == kg) {
+            best = g + tightest(pts + g, end - g, &ps->v[k], sign);
+        } else {
+            for (size_t i = g + 1, j = kg; i < end; i++) {
+                long double v = sign * off_line(ps, &j, &pts[i]);
+                if (v > bv) {
+                    bv = v;
+                    best = i;
+                }
             }
         }
         out->v[out->n++] = pts[best];
@@ -139,15 +178,18 @@ static long double segment_bound(const struct tsync__envelope *env, const struct
         worst = fmaxl(worst, fmaxl(u - y, y - l));
     }
     /* Every knot interval the segment meets, and the knots inside it. */
+    /* The knots inside lie at or after f's point k. */
     for (size_t i = *iu; i <= eu; i++) {
         bulge = fmaxl(bulge, bulge_of(&env->up, i, w));
         if (i > *iu)
-            worst = fmaxl(worst, (long double)env->up.v[i].y - tsync__pwl_eval(f, (long double)env->up.v[i].x));
+            worst = fmaxl(worst, (long double)env->up.v[i].y -
+                                     tsync__pwl_eval_from(f, k, (long double)env->up.v[i].x));
     }
     for (size_t i = *il; i <= el; i++) {
         bulge = fmaxl(bulge, bulge_of(&env->lo, i, w));
         if (i > *il)
-            worst = fmaxl(worst, tsync__pwl_eval(f, (long double)env->lo.v[i].x) - (long double)env->lo.v[i].y);
+            worst = fmaxl(worst, tsync__pwl_eval_from(f, k, (long double)env->lo.v[i].x) -
+                                     (long double)env->lo.v[i].y);
     }
     return worst + bulge;
 }

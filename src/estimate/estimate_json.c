@@ -69,24 +69,31 @@ static json_t *sources_json(const tsync_estimate_sources *s)
     return o;
 }
 
-static json_t *domain_json(const tsync_estimate *e, const tsync_trace *t, uint32_t d)
+/* A domain's members before its segments. */
+static json_t *domain_head(const tsync_estimate *e, const tsync_trace *t, uint32_t d)
 {
     const tsync_estimate_domain *dom = &e->dom[d];
-    json_t *o, *locs = json_array();
+    json_t *locs = json_array();
     for (uint32_t i = 0; locs && i < t->n_locations; i++)
         if (t->locations[i].domain == d &&
             json_array_append_new(locs, tsync__location_json(t, i))) {
             json_decref(locs);
             return NULL;
         }
-    o = json_pack("{s:o, s:o, s:s, s:o, s:I, s:f, s:f, s:i, s:o, s:i, s:o}", "name",
-                  tsync__json_text(dom->name), "locations", locs, "kind",
-                  tsync_bound_kind_name(dom->kind),
-                  "bound_s", real_or_null(dom->bound_s), "samples", (json_int_t)dom->samples,
-                  "offset_s", dom->offset_s, "drift", dom->drift, "component",
-                  (int)dom->component, "path", names_of(e, dom->path, dom->path_length + 1U),
-                  "pieces", (int)dom->pieces, "segments", segments_of(dom->map));
-    if (o && json_object_set_new(o, "sources", sources_json(&dom->sources))) {
+    return json_pack("{s:o, s:o, s:s, s:o, s:I, s:f, s:f, s:i, s:o, s:i}", "name",
+                     tsync__json_text(dom->name), "locations", locs, "kind",
+                     tsync_bound_kind_name(dom->kind),
+                     "bound_s", real_or_null(dom->bound_s), "samples", (json_int_t)dom->samples,
+                     "offset_s", dom->offset_s, "drift", dom->drift, "component",
+                     (int)dom->component, "path", names_of(e, dom->path, dom->path_length + 1U),
+                     "pieces", (int)dom->pieces);
+}
+
+static json_t *domain_json(const tsync_estimate *e, const tsync_trace *t, uint32_t d)
+{
+    json_t *o = domain_head(e, t, d);
+    if (o && (json_object_set_new(o, "segments", segments_of(e->dom[d].map)) ||
+              json_object_set_new(o, "sources", sources_json(&e->dom[d].sources)))) {
         json_decref(o);
         return NULL;
     }
@@ -161,13 +168,13 @@ static json_t *components_json(const tsync_estimate *e)
     return a;
 }
 
-/* The "estimate" object. */
-static json_t *estimate_json(const tsync_estimate *e, const tsync_trace *t)
+/* The "estimate" object; without `domains`, its list of domains is left empty. */
+static json_t *estimate_json(const tsync_estimate *e, const tsync_trace *t, int domains)
 {
     const tsync_estimate_grouping *g = &e->grouping;
     json_t *o, *doms = json_array(), *edges = json_array();
     const struct tsync__estimator *est = tsync__estimator_get(e->opts.estimator);
-    for (uint32_t d = 0; doms && d < e->n_domains; d++)
+    for (uint32_t d = 0; domains && doms && d < e->n_domains; d++)
         if (json_array_append_new(doms, domain_json(e, t, d)))
             doms = NULL;
     for (size_t i = 0; edges && i < e->n_edges; i++)
@@ -237,7 +244,7 @@ json_t *tsync__estimate_to_json(const tsync_estimate *e, const tsync_trace *t, t
     json_t *root = tsync__map_set_to_json(e->maps, t, ctx), *est;
     if (!root)
         return NULL;
-    if (!(est = estimate_json(e, t)) || json_object_set_new(root, "estimate", est)) {
+    if (!(est = estimate_json(e, t, 1)) || json_object_set_new(root, "estimate", est)) {
         json_decref(root);
         tsync__oom(ctx);
         return NULL;
@@ -246,94 +253,132 @@ json_t *tsync__estimate_to_json(const tsync_estimate *e, const tsync_trace *t, t
     return root;
 }
 
-/* Appends text to a growing buffer; -1 when out of memory. */
-struct buf {
-    char *s;
-    size_t n, cap;
-};
-
-static int put(struct buf *b, const char *text)
-{
-    size_t len = strlen(text);
-    if (b->n + len + 1 > b->cap) {
-        size_t cap = (b->n + len + 1) * 2;
-        char *s = realloc(b->s, cap);
-        if (!s)
-            return -1;
-        b->s = s;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->n, text, len + 1);
-    b->n += len;
-    return 0;
-}
-
-/* Writes a JSON value into the buffer with `flags`; -1 when out of memory. */
-static int put_json(struct buf *b, const json_t *v, size_t flags)
+/* Writes a JSON value with `flags`. */
+static void put_json(struct tsync__text *b, const json_t *v, size_t flags)
 {
     char *s = json_dumps(v, flags | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(TEXT_DIGITS));
-    int rc = s ? put(b, s) : -1;
+    if (s)
+        tsync__text_put(b, s);
+    else
+        b->bad = 1;
     free(s);
-    return rc;
 }
 
-/* The members of an object one per line, lists of objects one object per line. */
-static int put_members(struct buf *b, const json_t *obj)
+/* A map's segments as segments_of gives them, written as json_dumps would. */
+static void put_segments(struct tsync__text *b, const tsync_time_map *m)
+{
+    size_t n = m ? tsync_time_map_point_count(m) : 0;
+    const tsync_time *x = m ? tsync_time_map_local(m) : NULL;
+    const int64_t *bd = m ? tsync_time_map_bounds(m) : NULL;
+    tsync__text_put(b, "[");
+    for (size_t i = 0; i < n && (i + 1 < n || n == 1); i++) {
+        size_t j = n == 1 ? i : i + 1;
+        tsync__text_put(b, i ? ",{\"from\":" : "{\"from\":");
+        tsync__text_i64(b, x[i]);
+        tsync__text_put(b, ",\"to\":");
+        tsync__text_i64(b, x[j]);
+        tsync__text_put(b, ",\"bound\":");
+        if (bd)
+            tsync__text_i64(b, bd[i] > bd[j] ? bd[i] : bd[j]);
+        else
+            tsync__text_put(b, "null");
+        tsync__text_put(b, "}");
+    }
+    tsync__text_put(b, "]");
+}
+
+/* Domain d as domain_json gives it, compact: its segments written here, not built
+ * as a tree (a map of 10^5 points has as many). */
+static void put_domain(struct tsync__text *b, const tsync_estimate *e, const tsync_trace *t,
+                       uint32_t d)
+{
+    json_t *head = domain_head(e, t, d), *src = sources_json(&e->dom[d].sources);
+    char *s = head ? json_dumps(head, JSON_COMPACT | JSON_PRESERVE_ORDER |
+                                          JSON_REAL_PRECISION(TEXT_DIGITS))
+                   : NULL;
+    if (!s || !src) {
+        b->bad = 1;
+    } else {
+        tsync__text_putn(b, s, strlen(s) - 1);      /* without its closing brace */
+        tsync__text_put(b, ",\"segments\":");
+        put_segments(b, e->dom[d].map);
+        tsync__text_put(b, ",\"sources\":");
+        put_json(b, src, JSON_COMPACT);
+        tsync__text_put(b, "}");
+    }
+    free(s);
+    json_decref(head);
+    json_decref(src);
+}
+
+/* The members of an object one per line, lists of objects one object per line;
+ * the domains of e in place of the member "domains". */
+static void put_members(struct tsync__text *b, const json_t *obj, const tsync_estimate *e,
+                        const tsync_trace *t)
 {
     const char *key;
     json_t *v, *item;
     size_t i;
-    int bad = 0, first = 1;
+    int first = 1;
     json_object_foreach((json_t *)obj, key, v) {
         json_t *k = json_string(key);
-        bad |= put(b, first ? "\n    " : ",\n    ");
-        bad |= !k || put_json(b, k, JSON_ENCODE_ANY);
+        tsync__text_put(b, first ? "\n    " : ",\n    ");
+        if (k)
+            put_json(b, k, JSON_ENCODE_ANY);
+        else
+            b->bad = 1;
         json_decref(k);
-        bad |= put(b, ": ");
+        tsync__text_put(b, ": ");
         first = 0;
+        if (strcmp(key, "domains") == 0 && e->n_domains) {
+            for (uint32_t d = 0; d < e->n_domains; d++) {
+                tsync__text_put(b, d ? ",\n      " : "[\n      ");
+                put_domain(b, e, t, d);
+            }
+            tsync__text_put(b, "\n    ]");
+            continue;
+        }
         if (!json_is_array(v) || !json_is_object(json_array_get(v, 0))) {
-            bad |= put_json(b, v, JSON_COMPACT | JSON_ENCODE_ANY);
+            put_json(b, v, JSON_COMPACT | JSON_ENCODE_ANY);
             continue;
         }
         json_array_foreach(v, i, item) {
-            bad |= put(b, i ? ",\n      " : "[\n      ");
-            bad |= put_json(b, item, JSON_COMPACT);
+            tsync__text_put(b, i ? ",\n      " : "[\n      ");
+            put_json(b, item, JSON_COMPACT);
         }
-        bad |= put(b, "\n    ]");
+        tsync__text_put(b, "\n    ]");
     }
-    return bad;
 }
 
 char *tsync_estimate_json(const tsync_estimate *e, const tsync_trace *t, tsync_ctx *ctx)
 {
-    json_t *root = tsync__map_set_to_json(e->maps, t, ctx), *maps, *m, *est = NULL;
-    struct buf b = { NULL, 0, 0 };
+    struct tsync__text b = { NULL, 0, 0, 0 };
+    json_t *est;
     char head[160];
-    size_t i;
-    int bad = 0;
-    if (!root)
+    size_t n = 0;
+    if (tsync__map_set_writable(e->maps, t, ctx))
         return NULL;
-    if (!(est = estimate_json(e, t))) {
-        json_decref(root);
+    if (!(est = estimate_json(e, t, 0))) {
         tsync__oom(ctx);
         return NULL;
     }
     /* One map per line, then the estimate, indented. */
     snprintf(head, sizeof(head), "{\n  \"format\": \"tracesync-maps\",\n  \"version\": 1,\n"
              "  \"timer_resolution\": %llu,\n  \"maps\": [", (unsigned long long)e->resolution);
-    bad |= put(&b, head);
-    maps = json_object_get(root, "maps");
-    json_array_foreach(maps, i, m) {
-        bad |= put(&b, i ? ",\n    " : "\n    ");
-        bad |= put_json(&b, m, JSON_COMPACT);
+    tsync__text_put(&b, head);
+    for (uint32_t loc = 0; loc < t->n_locations; loc++) {
+        if (!e->maps->of[loc])
+            continue;
+        tsync__text_put(&b, n++ ? ",\n    " : "\n    ");
+        tsync__map_entry_text(&b, t, loc, e->maps->of[loc],
+                              JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(TEXT_DIGITS));
     }
-    bad |= put(&b, json_array_size(maps) ? "\n  ],\n  \"estimate\": {" : "],\n  \"estimate\": {");
-    bad |= put_members(&b, est);
-    bad |= put(&b, "\n  }\n}\n");
-    json_decref(root);
+    tsync__text_put(&b, n ? "\n  ],\n  \"estimate\": {" : "],\n  \"estimate\": {");
+    put_members(&b, est, e, t);
+    tsync__text_put(&b, "\n  }\n}\n");
     json_decref(est);
-    if (bad) {
-        free(b.s);
+    if (b.bad) {
+        tsync__text_free(&b);
         tsync__oom(ctx);
         return NULL;
     }

@@ -90,6 +90,16 @@ struct tsync__est_stats {
     uint64_t hull_points;   /* vertices on the hulls (hull) */
 };
 
+struct tsync__pair_samples;
+
+/* Where a run of tsync__estimator.add_run stops: before a one-way constraint at x
+ * with x >= before (an exchange sample comes first), x - last > max_gap (max_gap >
+ * 0) or x - first > max_segment (max_segment > 0); last follows the samples taken. */
+struct tsync__run_limits {
+    tsync_time before, first, last;
+    int64_t max_gap, max_segment;
+};
+
 /* Samples an estimator needs beyond the one-way constraints (tsync__estimator.needs). */
 #define TSYNC__NEEDS_EXCHANGES 1u   /* exchange samples: a message and its answer */
 
@@ -115,6 +125,13 @@ struct tsync__estimator {
     int (*finish)(void *state, struct tsync__pieces *out);
     void (*stats)(const void *state, struct tsync__est_stats *st);
     void (*fini)(void *state);
+    /* Optional (NULL: add_sample alone). add_sample over the one-way constraints
+     * that come next in order of x, s->above from *ia and s->below from *ib (both
+     * advanced), without a call each, for as long as each only adds to what the
+     * state holds: it stops before one that may move the estimate, split or change
+     * settled (add_sample takes that one), and at lim's limits. 0 or TSYNC_ENOMEM. */
+    int (*add_run)(void *state, const struct tsync__pair_samples *s, size_t *ia, size_t *ib,
+                   struct tsync__run_limits *lim);
 };
 
 extern const struct tsync__estimator tsync__hull_estimator;

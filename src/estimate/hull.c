@@ -19,7 +19,10 @@
  * the BELOW points, and it can do so only when it lies under the current maximum
  * line (above it, every slope to p is >= a_max). Checking that is one cross
  * product; the tangent, when needed, a binary search. The hulls are Andrew's
- * monotone chain, amortized O(1) per point. A new BELOW point is the mirror image.
+ * monotone chain, amortized O(1) per point; a hull is needed only for a tangent
+ * (one point in a hundred or fewer) and at the end, so it holds its new points back
+ * and takes them in at once, in a loop that does nothing else. A new BELOW point is
+ * the mirror image.
  * When the new extreme would pass the other one, the hulls cross: no line fits all
  * samples, and add_sample answers TSYNC__SPLIT without changing anything. So it
  * does when the new extreme would leave 1 +- max_drift: then no clock within the
@@ -30,8 +33,9 @@
  *
  * All turns and slope comparisons are exact: cross products of 64-bit coordinate
  * differences in 128-bit integers (coordinates must differ by less than 2^62
- * ticks, 146 years in nanoseconds). Only the results (slopes, values) become long
- * double, relative to the pair's origin.
+ * ticks, 146 years in nanoseconds; a hull whose coordinates all lie within +-2^62
+ * subtracts them without checking for overflow). Only the results (slopes, values)
+ * become long double, relative to the pair's origin.
  *
  * Estimate and bound. Where the data leave the slope open (one direction only, or
  * no crossing pair yet), it is limited to 1 +- max_drift. The estimate is the
@@ -57,35 +61,82 @@
 
 __extension__ typedef __int128 i128;
 
-/* One hull: vertices in order of x, strictly increasing. */
+/* One hull: vertices in order of x, strictly increasing; and the points not yet
+ * taken into it (see add_point). */
 struct chain {
     size_t n, cap;
     struct tsync__pt *v;
+    size_t n_new;
+    struct tsync__pt *fresh;        /* NEW_MAX points */
 };
 
+/* Points a hull holds back before it takes them in (a few kilobytes). */
+#define NEW_MAX 1024
+
+/* The two sides, indexed by the kind of their points (TSYNC__ABOVE, TSYNC__BELOW):
+ * the ABOVE points make the lower hull and move the maximum line, the BELOW points
+ * the upper hull and the minimum line. */
 struct hull {
     struct tsync__est_params p;
-    struct chain lower;              /* lower hull of the ABOVE points */
-    struct chain upper;              /* upper hull of the BELOW points */
-    int has_max, has_min;
-    struct tsync__pt max_l, max_r;   /* maximum line: BELOW point left, ABOVE point right */
-    struct tsync__pt min_l, min_r;   /* minimum line: ABOVE point left, BELOW point right */
+    struct chain chain[2];           /* lower hull of the ABOVE points, upper of the BELOW */
+    struct tsync__pt last[2];        /* each hull's last vertex, also with points held back */
+    tsync_time first_x[2];           /* each side's first x */
+    int has[2];                      /* the maximum line, the minimum line */
+    struct tsync__pt left[2], right[2]; /* maximum line: BELOW point left, ABOVE point
+                                         * right; minimum line: ABOVE left, BELOW right */
+    int64_t dx[2], dy[2];            /* right - left, while the hull is not wide */
     int settled;                     /* hull_settled's answer, kept as the lines change */
+    int wide;                        /* a coordinate at 2^62 or beyond */
     tsync_time x_first, x_last;
-    uint64_t n_above, n_below;
+    uint64_t n[2];                   /* ABOVE and BELOW points */
 };
+
+/* Coordinates below this in magnitude differ by less than 2^63: in 64 bits. */
+#define NARROW ((int64_t)1 << 62)
+
+#if defined(__GNUC__)
+#define COLD __attribute__((noinline, cold))
+#else
+#define COLD
+#endif
+
+/* a d - b c for the differences a = a1 - a0, ... exactly. Where each difference
+ * fits in 64 bits (always, for coordinates within +-2^62) the products are single
+ * 64 x 64 -> 128-bit multiplications; the subtractions in 128 bits otherwise. */
+static i128 det(tsync_time a1, tsync_time a0, tsync_time d1, tsync_time d0, tsync_time b1,
+                tsync_time b0, tsync_time c1, tsync_time c0)
+{
+    int64_t a, b, c, d;
+    if (__builtin_sub_overflow(a1, a0, &a) || __builtin_sub_overflow(d1, d0, &d) ||
+        __builtin_sub_overflow(b1, b0, &b) || __builtin_sub_overflow(c1, c0, &c))
+        return ((i128)a1 - a0) * ((i128)d1 - d0) - ((i128)b1 - b0) * ((i128)c1 - c0);
+    return (i128)a * d - (i128)b * c;
+}
 
 /* (a - o) x (b - o): > 0 when b lies left of the direction o -> a. */
 static i128 cross(struct tsync__pt o, struct tsync__pt a, struct tsync__pt b)
 {
-    return ((i128)a.x - o.x) * ((i128)b.y - o.y) - ((i128)a.y - o.y) * ((i128)b.x - o.x);
+    return det(a.x, o.x, b.y, o.y, a.y, o.y, b.x, o.x);
+}
+
+/* cross() for coordinates all below NARROW in magnitude. */
+static i128 cross_narrow(struct tsync__pt o, struct tsync__pt a, struct tsync__pt b)
+{
+    return (i128)(a.x - o.x) * (b.y - o.y) - (i128)(a.y - o.y) * (b.x - o.x);
+}
+
+/* Whether cross product t turns the way side's hull keeps (strictly): left on the
+ * lower hull (side 0), right on the upper (side 1). */
+static int turns(i128 t, int side)
+{
+    return ((t > 0) ^ side) & (t != 0);
 }
 
 /* slope(p1 -> q1) > slope(p2 -> q2), both with q.x > p.x. */
 static int slope_gt(struct tsync__pt p1, struct tsync__pt q1, struct tsync__pt p2,
                     struct tsync__pt q2)
 {
-    return ((i128)q1.y - p1.y) * ((i128)q2.x - p2.x) > ((i128)q2.y - p2.y) * ((i128)q1.x - p1.x);
+    return det(q1.y, p1.y, q2.x, p2.x, q2.y, p2.y, q1.x, p1.x) > 0;
 }
 
 /* a - b exactly where it fits in 64 bits (a long double holds it exactly), else
@@ -104,23 +155,69 @@ static long double slope(struct tsync__pt p, struct tsync__pt q)
     return diff(q.y, p.y) / diff(q.x, p.x);
 }
 
-/* Appends to a lower (`lower` = 1) or upper hull. A point with the x of the last
- * vertex replaces it when it is lower (higher), and is dropped otherwise. */
-static int chain_push(struct chain *c, struct tsync__pt p, int lower)
+/* Appends points p[0, k) to side's hull v[0, n), which has room for them, in order;
+ * its new length. A point with the x of the last vertex replaces it when it is
+ * lower (higher), and is dropped otherwise. Inlined for each side and width, so
+ * that the loop tests the turn alone. */
+static inline size_t chain_add(struct tsync__pt *v, size_t n, const struct tsync__pt *p, size_t k,
+                               int side, int narrow)
 {
-    if (c->n && c->v[c->n - 1].x == p.x) {
-        if (lower ? p.y >= c->v[c->n - 1].y : p.y <= c->v[c->n - 1].y)
-            return 0;
-        c->n--;
+    for (size_t i = 0; i < k; i++) {
+        if (n && v[n - 1].x == p[i].x) {
+            if (side ? p[i].y <= v[n - 1].y : p[i].y >= v[n - 1].y)
+                continue;
+            n--;
+        }
+        /* Keep strict left turns on the lower hull, strict right turns on the upper. */
+        while (n >= 2 && !turns(narrow ? cross_narrow(v[n - 2], v[n - 1], p[i])
+                                       : cross(v[n - 2], v[n - 1], p[i]), side))
+            n--;
+        v[n++] = p[i];
     }
-    /* Keep strict left turns on the lower hull, strict right turns on the upper. */
-    while (c->n >= 2) {
-        i128 t = cross(c->v[c->n - 2], c->v[c->n - 1], p);
-        if (lower ? t > 0 : t < 0)
-            break;
-        c->n--;
+    return n;
+}
+
+/* Drops from p[0, k) the points that lie on or beyond the chord of their
+ * neighbours, strictly between them in x (above it for the lower hull, side 0;
+ * below for the upper): none of them is a vertex of the hull, and about half of the
+ * points of a noisy side are, so that the chain's loop, whose turns are a coin toss,
+ * sees half as many. Without branches; the new count. */
+static inline size_t thin(struct tsync__pt *p, size_t k, int side)
+{
+    struct tsync__pt before;
+    size_t n = 1;
+    if (k < 3)
+        return k;
+    before = p[0];
+    for (size_t i = 1; i + 1 < k; i++) {
+        struct tsync__pt q = p[i];
+        i128 t = cross_narrow(before, p[i + 1], q);
+        int drop = before.x < q.x && q.x < p[i + 1].x && (side ? t <= 0 : t >= 0);
+        p[n] = q;
+        n += !drop;
+        before = q;
     }
-    return TSYNC_PUSH(c->v, c->n, c->cap, p);
+    p[n++] = p[k - 1];
+    return n;
+}
+
+/* Takes the points held back into side's hull (Andrew's monotone chain). */
+static int take_in(struct chain *c, int side, int wide)
+{
+    size_t k = c->n_new;
+    if (!k)
+        return 0;
+    /* Twice: the second pass finds chords between the points the first kept. */
+    for (int pass = 0; pass < 2 && !wide; pass++)
+        k = side ? thin(c->fresh, k, 1) : thin(c->fresh, k, 0);
+    if (c->n + k > c->cap && tsync__reserve((void **)&c->v, &c->cap, c->n + k, sizeof(*c->v)))
+        return TSYNC_ENOMEM;
+    c->n = side ? wide ? chain_add(c->v, c->n, c->fresh, k, 1, 0)
+                       : chain_add(c->v, c->n, c->fresh, k, 1, 1)
+         : wide ? chain_add(c->v, c->n, c->fresh, k, 0, 0)
+                : chain_add(c->v, c->n, c->fresh, k, 0, 1);
+    c->n_new = 0;
+    return 0;
 }
 
 /* The vertex of v[0, m) touched by the tangent from p, which lies right of all:
@@ -144,53 +241,136 @@ static size_t tangent(const struct tsync__pt *v, size_t m, struct tsync__pt p, i
  * (0.1 ppm: 1 us over 10 s); until then it grows. */
 #define SETTLED_SLOPE 1e-7L
 
-/* A new point, rightmost so far: an ABOVE point (sign 1) may lower the maximum
- * line, a BELOW point (sign -1) raise the minimum line; the two cases are mirror
- * images. The new extreme passes through p and the tangent vertex of the other
- * set's hull, and is computed only when p lies beyond the current one. */
-static int add_point(struct hull *h, struct tsync__pt p, int sign)
+/* The extreme line of side through p, which lies beyond the current one: through p
+ * and the tangent vertex of the other set's hull, *j (without its last vertex when
+ * that has p's x). 0, TSYNC__SPLIT when no line passes all points with it, or
+ * TSYNC_ENOMEM. */
+static COLD int new_extreme(struct hull *h, struct tsync__pt p, int side, int same_x,
+                            struct tsync__pt *j)
 {
-    int above = sign > 0;
-    struct chain *mine = above ? &h->lower : &h->upper, *theirs = above ? &h->upper : &h->lower;
-    struct tsync__pt *l = above ? &h->max_l : &h->min_l, *r = above ? &h->max_r : &h->min_r;
-    int *has = above ? &h->has_max : &h->has_min, has_other = above ? h->has_min : h->has_max;
-    size_t m = theirs->n;
-    struct tsync__pt j = p;
-    int new_line = 0;
-    if (m && theirs->v[m - 1].x == p.x) {
-        if (sign * (p.y - theirs->v[m - 1].y) < 0)
-            return TSYNC__SPLIT;        /* beyond a point of the other set at the same time */
-        m--;
-    }
-    if (m && (!*has || sign * cross(*l, *r, p) < 0)) {
-        j = theirs->v[tangent(theirs->v, m, p, sign)];
-        /* a_min would exceed a_max: the hulls cross. */
-        if (has_other && (above ? slope_gt(h->min_l, h->min_r, j, p)
-                                : slope_gt(j, p, h->max_l, h->max_r)))
-            return TSYNC__SPLIT;
-        /* a_max below 1 - max_drift, or a_min above 1 + max_drift. */
-        if (sign * (slope(j, p) - 1) < -(long double)h->p.max_drift)
-            return TSYNC__SPLIT;
-        new_line = 1;
-    }
-    if (chain_push(mine, p, above))
+    int other = !side, sign = 1 - 2 * side;
+    struct chain *theirs = &h->chain[other];
+    if (take_in(theirs, other, h->wide))
         return TSYNC_ENOMEM;
-    if (new_line) {
-        *has = 1;
-        *l = j;
-        *r = p;
-        h->settled = h->has_min && h->has_max &&
-                     slope(h->max_l, h->max_r) - slope(h->min_l, h->min_r) <= SETTLED_SLOPE;
-    }
-    *(above ? &h->n_above : &h->n_below) += 1;
+    *j = theirs->v[tangent(theirs->v, theirs->n - same_x, p, sign)];
+    /* a_min would exceed a_max: the hulls cross. */
+    if (h->has[other] && (side ? slope_gt(*j, p, h->left[other], h->right[other])
+                               : slope_gt(h->left[other], h->right[other], *j, p)))
+        return TSYNC__SPLIT;
+    /* a_max below 1 - max_drift, or a_min above 1 + max_drift. */
+    if (sign * (slope(*j, p) - 1) < -(long double)h->p.max_drift)
+        return TSYNC__SPLIT;
+    return 0;
+}
+
+/* Side's extreme line from j to p. */
+static COLD void set_extreme(struct hull *h, int side, struct tsync__pt j, struct tsync__pt p)
+{
+    h->has[side] = 1;
+    h->left[side] = j;
+    h->right[side] = p;
+    h->dx[side] = h->wide ? 0 : p.x - j.x;
+    h->dy[side] = h->wide ? 0 : p.y - j.y;
+    h->settled = h->has[0] && h->has[1] &&
+                 slope(h->left[0], h->right[0]) - slope(h->left[1], h->right[1]) <= SETTLED_SLOPE;
+}
+
+/* Whether p lies beyond side's extreme line: under the maximum line, over the
+ * minimum line. */
+static inline int beyond(const struct hull *h, int side, struct tsync__pt p)
+{
+    const struct tsync__pt *l = &h->left[side];
+    i128 a, b;
+    if (h->wide)
+        return turns(cross(*l, h->right[side], p), !side);
+    /* The cross product's two terms compared: a < b turns right, a > b left. */
+    a = (i128)h->dx[side] * (p.y - l->y);
+    b = (i128)h->dy[side] * (p.x - l->x);
+    return ((a > b) & side) | ((a < b) & !side);
+}
+
+/* A new point p of side, rightmost so far, when the other side has points and p
+ * may change side's extreme line: it has none yet, p lies beyond it, or the other
+ * side's last point has p's x. 0 (the line moved to pass p, or p changes nothing),
+ * TSYNC__SPLIT (no line passes p with the others; nothing changed) or
+ * TSYNC_ENOMEM. */
+static COLD int extreme_with(struct hull *h, struct tsync__pt p, int side, int same_x)
+{
+    int other = !side, sign = 1 - 2 * side, rc;
+    struct tsync__pt j;
+    if (same_x && sign * (p.y - h->last[other].y) < 0)
+        return TSYNC__SPLIT;            /* beyond a point of the other set at the same time */
+    /* None of the other hull's vertices lies left of p when all its points have p's x. */
+    if (h->first_x[other] == p.x || (h->has[side] && !beyond(h, side, p)))
+        return 0;
+    if ((rc = new_extreme(h, p, side, same_x, &j)))
+        return rc;
+    set_extreme(h, side, j, p);
+    return 0;
+}
+
+/* Whether a coordinate of p is NARROW or more in magnitude. */
+static inline int outside(struct tsync__pt p)
+{
+    return (uint64_t)p.x + (uint64_t)(NARROW - 1) > (uint64_t)(2 * (NARROW - 1)) ||
+           (uint64_t)p.y + (uint64_t)(NARROW - 1) > (uint64_t)(2 * (NARROW - 1));
+}
+
+/* Whether p of side, rightmost so far, may change side's extreme line: the other
+ * side has points, and side has no line yet, p lies beyond it, or the other side's
+ * last point has p's x. */
+static inline int may_move(const struct hull *h, struct tsync__pt p, int side)
+{
+    int other = !side;
+    return h->n[other] && (h->last[other].x == p.x || !h->has[side] || beyond(h, side, p));
+}
+
+/* p of side taken: held back for its hull, which has room. */
+static inline void keep(struct hull *h, struct tsync__pt p, int side)
+{
+    struct chain *mine = &h->chain[side];
+    mine->fresh[mine->n_new++] = p;
+    /* Its last vertex before the hull takes p in. */
+    if (!h->n[side] || h->last[side].x != p.x)
+        h->last[side] = p;
+    else if (side ? p.y > h->last[side].y : p.y < h->last[side].y)
+        h->last[side].y = p.y;
+    if (!h->n[side]++)
+        h->first_x[side] = p.x;
+    if (h->n[0] + h->n[1] == 1)
+        h->x_first = p.x;
+    h->x_last = p.x;
+}
+
+/* A new point, rightmost so far: an ABOVE point (side 0) may lower the maximum
+ * line, a BELOW point (side 1) raise the minimum line; the two cases are mirror
+ * images. The new extreme is computed only when p lies beyond the current one: for
+ * one point in a hundred or fewer. Until then a hull is not needed, and it holds
+ * its new points back to take them in at once: the work of most points is the
+ * test against the line. */
+static int add_point(struct hull *h, struct tsync__pt p, int side)
+{
+    struct chain *mine = &h->chain[side];
+    int rc;
+    if (mine->n_new == NEW_MAX && take_in(mine, side, h->wide))
+        return TSYNC_ENOMEM;
+    /* Wide for good once a coordinate is (only the arithmetic changes, not what
+     * it finds: also for a point that splits). */
+    h->wide |= outside(p);
+    if (may_move(h, p, side) && (rc = extreme_with(h, p, side, h->last[!side].x == p.x)))
+        return rc;
+    keep(h, p, side);
     return 0;
 }
 
 static int hull_init(void **state, const struct tsync__est_params *p)
 {
     struct hull *h = calloc(1, sizeof(*h));
-    if (!h)
+    if (!h || !(h->chain[0].fresh = malloc(2 * NEW_MAX * sizeof(struct tsync__pt)))) {
+        free(h);
         return TSYNC_ENOMEM;
+    }
+    h->chain[1].fresh = h->chain[0].fresh + NEW_MAX;
     h->p = *p;
     *state = h;
     return 0;
@@ -198,27 +378,70 @@ static int hull_init(void **state, const struct tsync__est_params *p)
 
 static int hull_add(void *state, const struct tsync__sample *s)
 {
-    struct hull *h = state;
     struct tsync__pt pt = { s->x, s->y };
-    int rc;
     if (s->kind == TSYNC__EXCHANGE)
         return 0;                       /* the hull works on one-way constraints only */
-    rc = add_point(h, pt, s->kind == TSYNC__ABOVE ? 1 : -1);
-    if (rc == 0) {
-        if (h->n_above + h->n_below == 1)
-            h->x_first = s->x;
-        h->x_last = s->x;
+    return add_point(state, pt, s->kind == TSYNC__BELOW);
+}
+
+/* add_point over the points that only join a hull (see add_run in estimator.h),
+ * which side comes next chosen without a branch. */
+static int hull_add_run(void *state, const struct tsync__pair_samples *s, size_t *ia, size_t *ib,
+                        struct tsync__run_limits *lim)
+{
+    static const struct tsync__pt none = { INT64_MAX, 0 };
+    struct hull *h = state;
+    size_t a = *ia, b = *ib;
+    int rc = 0;
+    while (a < s->n_above || b < s->n_below) {
+        const struct tsync__pt *pa = a < s->n_above ? &s->above[a] : &none;
+        const struct tsync__pt *pb = b < s->n_below ? &s->below[b] : &none;
+        int side = a == s->n_above || (b < s->n_below && pb->x < pa->x);
+        struct tsync__pt p = side ? *pb : *pa;
+        struct chain *mine = &h->chain[side];
+        if (p.x >= lim->before || (lim->max_gap > 0 && p.x - lim->last > lim->max_gap) ||
+            (lim->max_segment > 0 && p.x - lim->first > lim->max_segment))
+            break;
+        if (mine->n_new == NEW_MAX && (rc = take_in(mine, side, h->wide)))
+            break;
+        h->wide |= outside(p);
+        if (may_move(h, p, side))
+            break;
+        keep(h, p, side);
+        a += !side;
+        b += side;
+        lim->last = p.x;
     }
+    *ia = a;
+    *ib = b;
     return rc;
 }
 
 /* ---- the finished piece: estimate and exact range ---------------------------------- */
 
-/* What a hull piece keeps for its range: both hulls and the slope interval. */
+/* One hull of a finished piece: its vertices, the slopes of its edges (slope[i]
+ * from vertex i to i + 1, as slope() gives them) and the vertex where the envelope
+ * is extreme for each end of the slope interval: the ranges ask for those at every
+ * point of a map. */
+struct side {
+    size_t n;
+    struct tsync__pt *v;
+    long double *slope;
+    size_t at_lo, at_hi;
+    size_t edge;              /* the edge found last (a map asks along x) */
+    long double a_last;       /* the slope asked for last, and its extreme vertex */
+    size_t at_last;
+};
+
+/* What a hull piece keeps for its range: both hulls and the slope interval; and the
+ * last range asked for (a map asks for a point's range for its value and again for
+ * its bound). */
 struct hull_range {
     long double a_lo, a_hi;
-    size_t nl, nu;
-    struct tsync__pt *lower, *upper;  /* one allocation */
+    struct side lower, upper;         /* their arrays in this allocation */
+    int asked;
+    tsync_time last_x;
+    long double last_lo, last_hi;
 };
 
 /* Vertices on each side of the one the slopes point to that envelope still
@@ -228,14 +451,16 @@ struct hull_range {
 
 /* The vertex where y_i - a x_i is least on a lower hull (sign 1; its edges' slopes
  * increase) or greatest on an upper hull (sign -1; they decrease): the first whose
- * next edge's slope reaches a. */
-static size_t extreme_vertex(const struct tsync__pt *v, size_t n, long double a, int sign)
+ * next edge's slope reaches a; 0 on a hull short enough for envelope to compare
+ * every vertex. */
+static size_t extreme_vertex(const struct side *h, long double a, int sign)
 {
-    size_t lo = 0, hi = n - 1;
+    size_t lo = 0, hi = h->n - 1;
+    if (h->n <= 2 * ENVELOPE_NEAR + 1)
+        return 0;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        long double s = slope(v[mid], v[mid + 1]);
-        if (sign > 0 ? s >= a : s <= a)
+        if (sign > 0 ? h->slope[mid] >= a : h->slope[mid] <= a)
             hi = mid;
         else
             lo = mid + 1;
@@ -244,18 +469,19 @@ static size_t extreme_vertex(const struct tsync__pt *v, size_t n, long double a,
 }
 
 /* min_i (y_i + a (X - x_i)) over the lower hull (sign 1), or max_j over the upper
- * hull (sign -1), relative to the origin. Convex in i: only the vertices around
- * the one the edges' slopes point to are compared (a hull of 10^7 samples has
- * thousands of vertices, and the maps ask for ranges at every window). */
-static long double envelope(const struct tsync__pt *v, size_t n, const struct tsync__piece *pc,
+ * hull (sign -1), relative to the origin, with k = extreme_vertex(h, a, sign).
+ * Convex in i: only the vertices around the one the edges' slopes point to are
+ * compared (a hull of 10^7 samples has thousands of vertices, and the maps ask
+ * for ranges at every window). */
+static long double envelope(const struct side *h, size_t k, const struct tsync__piece *pc,
                             long double a, tsync_time x, int sign)
 {
     long double best = sign > 0 ? INFINITY : -INFINITY;
-    size_t k = n > 2 * ENVELOPE_NEAR + 1 ? extreme_vertex(v, n, a, sign) : 0;
+    size_t n = h->n;
     size_t from = k > ENVELOPE_NEAR ? k - ENVELOPE_NEAR : 0;
     size_t to = n > 2 * ENVELOPE_NEAR + 1 && k + ENVELOPE_NEAR + 1 < n ? k + ENVELOPE_NEAR + 1 : n;
     for (size_t i = from; i < to; i++) {
-        long double val = diff(v[i].y, pc->y0) + a * diff(x, v[i].x);
+        long double val = diff(h->v[i].y, pc->y0) + a * diff(x, h->v[i].x);
         if (sign > 0 ? val < best : val > best)
             best = val;
     }
@@ -269,56 +495,67 @@ static long double clampl(long double a, long double lo, long double hi)
 
 /* The slope of the hull edge over x, clamped to [a_lo, a_hi]; outside the hull the
  * end of the interval that the envelope's slope points to (`out_left`, `out_right`). */
-static long double edge_slope(const struct tsync__pt *v, size_t n, tsync_time x,
-                              const struct hull_range *r, long double out_left,
-                              long double out_right)
+static long double edge_slope(struct side *h, tsync_time x, const struct hull_range *r,
+                              long double out_left, long double out_right)
 {
-    size_t lo = 0, hi = n;
+    const struct tsync__pt *v = h->v;
+    size_t n = h->n, lo = 0, hi = n;
     if (x < v[0].x)
         return out_left;
     if (x >= v[n - 1].x)
-        return n >= 2 && x == v[n - 1].x ? clampl(slope(v[n - 2], v[n - 1]), r->a_lo, r->a_hi)
-                                         : out_right;
-    while (lo + 1 < hi) {               /* last vertex with x_k <= x */
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].x <= x)
-            lo = mid;
-        else
-            hi = mid;
+        return n >= 2 && x == v[n - 1].x ? clampl(h->slope[n - 2], r->a_lo, r->a_hi) : out_right;
+    /* The last vertex with x_k <= x: the edge of the last call, or searched. */
+    if (v[h->edge].x <= x && x < v[h->edge + 1].x) {
+        lo = h->edge;
+    } else {
+        while (lo + 1 < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (v[mid].x <= x)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        h->edge = lo;
     }
-    return clampl(slope(v[lo], v[lo + 1]), r->a_lo, r->a_hi);
+    return clampl(h->slope[lo], r->a_lo, r->a_hi);
+}
+
+/* The largest (sign 1, lower hull) or smallest (sign -1, upper hull) envelope over
+ * the slope interval at x: concave (convex) in a, so at its ends or at the slope
+ * of the hull edge over x. */
+static long double side_extreme(struct side *h, const struct hull_range *r,
+                                const struct tsync__piece *pc, tsync_time x, int sign)
+{
+    long double a = sign > 0 ? edge_slope(h, x, r, r->a_lo, r->a_hi)
+                             : edge_slope(h, x, r, r->a_hi, r->a_lo);
+    long double c[3];
+    if (a != h->a_last) {               /* the same slope has the same extreme vertex */
+        h->a_last = a;
+        h->at_last = extreme_vertex(h, a, sign);
+    }
+    c[0] = envelope(h, h->at_lo, pc, r->a_lo, x, sign);
+    c[1] = envelope(h, h->at_hi, pc, r->a_hi, x, sign);
+    c[2] = envelope(h, h->at_last, pc, a, x, sign);
+    long double best = sign > 0 ? -INFINITY : INFINITY;
+    for (int k = 0; k < 3; k++)
+        if (sign > 0 ? c[k] > best : c[k] < best)
+            best = c[k];
+    return best;
 }
 
 static void hull_range(const struct tsync__piece *pc, tsync_time x, long double *lo,
                        long double *hi)
 {
-    const struct hull_range *r = pc->data;
-    long double c[3];
-    *hi = INFINITY;
-    *lo = -INFINITY;
-    if (r->nl) {
+    struct hull_range *r = pc->data;
+    if (!r->asked || r->last_x != x) {
         /* Concave in a: rises while the touching vertex is left of x. */
-        c[0] = r->a_lo;
-        c[1] = r->a_hi;
-        c[2] = edge_slope(r->lower, r->nl, x, r, r->a_lo, r->a_hi);
-        *hi = -INFINITY;
-        for (int k = 0; k < 3; k++) {
-            long double v = envelope(r->lower, r->nl, pc, c[k], x, 1);
-            if (v > *hi)
-                *hi = v;
-        }
+        r->last_hi = r->lower.n ? side_extreme(&r->lower, r, pc, x, 1) : INFINITY;
+        r->last_lo = r->upper.n ? side_extreme(&r->upper, r, pc, x, -1) : -INFINITY;
+        r->last_x = x;
+        r->asked = 1;
     }
-    if (r->nu) {
-        c[0] = r->a_lo;
-        c[1] = r->a_hi;
-        c[2] = edge_slope(r->upper, r->nu, x, r, r->a_hi, r->a_lo);
-        *lo = INFINITY;
-        for (int k = 0; k < 3; k++) {
-            long double v = envelope(r->upper, r->nu, pc, c[k], x, -1);
-            if (v < *lo)
-                *lo = v;
-        }
-    }
+    *lo = r->last_lo;
+    *hi = r->last_hi;
 }
 
 /* The middle of the feasible offsets for slope a (relative to the origin): both
@@ -327,11 +564,15 @@ static void hull_range(const struct tsync__piece *pc, tsync_time x, long double 
 static long double mid_offset(const struct hull_range *r, const struct tsync__piece *pc,
                               long double a)
 {
-    long double u = r->nl ? envelope(r->lower, r->nl, pc, a, pc->x0, 1) : INFINITY;
-    long double l = r->nu ? envelope(r->upper, r->nu, pc, a, pc->x0, -1) : -INFINITY;
-    if (!r->nl)
+    long double u = r->lower.n ? envelope(&r->lower, extreme_vertex(&r->lower, a, 1), pc, a,
+                                          pc->x0, 1)
+                               : INFINITY;
+    long double l = r->upper.n ? envelope(&r->upper, extreme_vertex(&r->upper, a, -1), pc, a,
+                                          pc->x0, -1)
+                               : -INFINITY;
+    if (!r->lower.n)
         return l;
-    if (!r->nu)
+    if (!r->upper.n)
         return u;
     return (u + l) / 2;
 }
@@ -349,44 +590,66 @@ int tsync__hull_lines(const struct tsync__piece *p, long double *a_lo, long doub
     return 0;
 }
 
+/* Side h of range r from chain c: its slopes at `slopes`, its vertices at `v`. */
+static void side_init(struct side *h, const struct chain *c, long double *slopes,
+                      struct tsync__pt *v, const struct hull_range *r, int sign)
+{
+    h->n = c->n;
+    h->v = v;
+    h->slope = slopes;
+    if (c->n)
+        memcpy(h->v, c->v, c->n * sizeof(*h->v));
+    for (size_t i = 0; i + 1 < c->n; i++)
+        h->slope[i] = slope(h->v[i], h->v[i + 1]);
+    h->at_lo = c->n ? extreme_vertex(h, r->a_lo, sign) : 0;
+    h->at_hi = c->n ? extreme_vertex(h, r->a_hi, sign) : 0;
+    h->edge = 0;
+    h->a_last = r->a_lo;
+    h->at_last = h->at_lo;
+}
+
 static int hull_finish(void *state, struct tsync__pieces *out)
 {
     struct hull *h = state;
     struct tsync__piece pc;
     struct hull_range *r;
-    long double a_min = h->has_min ? slope(h->min_l, h->min_r) : -INFINITY;
-    long double a_max = h->has_max ? slope(h->max_l, h->max_r) : INFINITY;
+    struct tsync__pt *v;
+    long double *slopes;
+    long double a_min = h->has[1] ? slope(h->left[1], h->right[1]) : -INFINITY;
+    long double a_max = h->has[0] ? slope(h->left[0], h->right[0]) : INFINITY;
     long double lo0, hi0, lo1, hi1;
 
-    if (h->n_above + h->n_below == 0)
+    if (h->n[0] + h->n[1] == 0)
         return 0;
-    r = malloc(sizeof(*r) + (h->lower.n + h->upper.n) * sizeof(struct tsync__pt));
+    if (take_in(&h->chain[0], 0, h->wide) || take_in(&h->chain[1], 1, h->wide))
+        return TSYNC_ENOMEM;
+    /* The slopes after the struct (whose size their alignment divides), then the
+     * vertices. */
+    r = malloc(sizeof(*r) + (h->chain[0].n + h->chain[1].n) *
+                               (sizeof(long double) + sizeof(struct tsync__pt)));
     if (!r)
         return TSYNC_ENOMEM;
-    r->nl = h->lower.n;
-    r->nu = h->upper.n;
-    r->lower = (struct tsync__pt *)(r + 1);
-    r->upper = r->lower + r->nl;
-    if (r->nl)
-        memcpy(r->lower, h->lower.v, r->nl * sizeof(struct tsync__pt));
-    if (r->nu)
-        memcpy(r->upper, h->upper.v, r->nu * sizeof(struct tsync__pt));
+    slopes = (long double *)(r + 1);
+    v = (struct tsync__pt *)(slopes + h->chain[0].n + h->chain[1].n);
 
     /* The slope interval: the data's, within 1 +- max_drift where they leave it open
      * or are looser (add_point keeps a_min <= 1 + max_drift and a_max >= 1 -
      * max_drift, so the interval is never empty). */
+    r->asked = 0;
     r->a_lo = a_min > 1 - h->p.max_drift ? a_min : 1 - h->p.max_drift;
     r->a_hi = a_max < 1 + h->p.max_drift ? a_max : 1 + h->p.max_drift;
+    side_init(&r->lower, &h->chain[0], slopes, v, r, 1);
+    side_init(&r->upper, &h->chain[1], slopes + h->chain[0].n, v + h->chain[0].n, r, -1);
 
     memset(&pc, 0, sizeof(pc));
     pc.x_first = h->x_first;
     pc.x_last = h->x_last;
     pc.x0 = h->p.x0;
     pc.y0 = h->p.y0;
-    pc.samples = h->n_above + h->n_below;
+    pc.samples = h->n[0] + h->n[1];
     pc.range = hull_range;
     pc.data = r;
-    if (r->nl && r->nu && h->has_min && h->has_max) {
+    if (r->lower.n && r->upper.n && h->has[1] && h->has[0]) {
         /* Mean of the extreme lines: (a_lo, mid b) and (a_hi, mid b). */
         pc.kind = TSYNC_BOUND_BOUNDED;
         pc.a = (r->a_lo + r->a_hi) / 2;
@@ -395,7 +658,7 @@ static int hull_finish(void *state, struct tsync__pieces *out)
         hull_range(&pc, pc.x_first, &lo0, &hi0);
         hull_range(&pc, pc.x_last, &lo1, &hi1);
         pc.error = (double)(hi0 - lo0 > hi1 - lo1 ? hi0 - lo0 : hi1 - lo1);
-    } else if (r->nl && r->nu) {
+    } else if (r->lower.n && r->upper.n) {
         /* Both directions, but one extreme line is the max_drift limit, not data (one
          * exchange, or messages too close in time): the mean would be half that
          * arbitrary drift, 500 ppm by default. No drift the data do not ask for. */
@@ -420,8 +683,8 @@ static int hull_finish(void *state, struct tsync__pieces *out)
 static void hull_stats(const void *state, struct tsync__est_stats *st)
 {
     const struct hull *h = state;
-    st->samples += h->n_above + h->n_below;
-    st->hull_points += h->lower.n + h->upper.n;
+    st->samples += h->n[0] + h->n[1];
+    st->hull_points += h->chain[0].n + h->chain[1].n;
 }
 
 
@@ -436,8 +699,9 @@ static void hull_fini(void *state)
     struct hull *h = state;
     if (!h)
         return;
-    free(h->lower.v);
-    free(h->upper.v);
+    free(h->chain[0].v);
+    free(h->chain[1].v);
+    free(h->chain[0].fresh);
     free(h);
 }
 
@@ -445,5 +709,5 @@ const struct tsync__estimator tsync__hull_estimator = {
     "hull", "mean of the extreme separating lines; bounds guaranteed",
     "mean of the minimum and maximum separating lines",
     "guaranteed (drift changing by at most max_wander per second, minimum latencies, max_drift)",
-    0, 1, hull_init, hull_add, hull_settled, hull_finish, hull_stats, hull_fini
+    0, 1, hull_init, hull_add, hull_settled, hull_finish, hull_stats, hull_fini, hull_add_run
 };

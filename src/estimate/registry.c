@@ -11,7 +11,7 @@
 /* No estimation: every domain keeps its time. */
 static const struct tsync__estimator none_estimator = {
     "none", NULL, "none: every domain keeps its time", "none", 0, 0,
-    NULL, NULL, NULL, NULL, NULL, NULL
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL
 };
 
 static const struct tsync__estimator *const builtin[] = {

@@ -347,5 +347,5 @@ const struct tsync__estimator tsync__regress_estimator = {
     "statistical (E_r plus 3 standard errors of the fitted line), raised to what the "
     "one-way constraints guarantee where they bracket the point", TSYNC__NEEDS_EXCHANGES, 0,
     regress_init, regress_add, regress_settled, regress_finish, regress_stats,
-    regress_fini
+    regress_fini, NULL
 };

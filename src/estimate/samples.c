@@ -131,24 +131,25 @@ int tsync__sort_points(struct tsync__pt *v, size_t n)
     size_t *count;
     tsync_time lo = n ? v[0].x : 0, hi = lo;
     uint64_t span;
-    int sorted = 1;
 
+    if (n < 4096) {
+        for (size_t i = 1; i < n; i++)
+            if (v[i].x < v[i - 1].x) {
+                qsort(v, n, sizeof(*v), pt_cmp);  /* equal x need no order */
+                break;
+            }
+        return 0;
+    }
+    /* Sorted or nearly (one pass either way), else a stable sort of the order the
+     * insertion sort left: the same. */
+    if (sort_nearly(v, n, NEARLY_SORTED * n) == 0)
+        return 0;
     for (size_t i = 1; i < n; i++) {
-        if (v[i].x < v[i - 1].x)
-            sorted = 0;
         if (v[i].x < lo)
             lo = v[i].x;
         if (v[i].x > hi)
             hi = v[i].x;
     }
-    if (sorted)
-        return 0;
-    if (n < 4096) {
-        qsort(v, n, sizeof(*v), pt_cmp);  /* equal x need no order */
-        return 0;
-    }
-    if (sort_nearly(v, n, NEARLY_SORTED * n) == 0)
-        return 0;
     /* LSD radix sort on x - lo, only over the digits the keys use. */
     tmp = malloc(n * sizeof(*tmp));
     count = malloc(RADIX * sizeof(*count));

@@ -99,28 +99,52 @@ struct merge {
     size_t ia, ib, ie;
 };
 
-/* The next sample in order of x; 0 when none is left. */
+/* The next sample in order of x; 0 when none is left. Which one-way constraint
+ * comes next is chosen without a branch: a coin toss where both directions are
+ * busy. */
 static int next_sample(struct merge *m, struct tsync__sample *out)
 {
+    static const struct tsync__pt none = { INT64_MAX, 0 };
     const struct tsync__pair_samples *s = m->s;
-    tsync_time xa = m->ia < s->n_above ? s->above[m->ia].x : INT64_MAX;
-    tsync_time xb = m->ib < s->n_below ? s->below[m->ib].x : INT64_MAX;
-    tsync_time xe = m->ie < s->n_exch ? s->exch[m->ie].x : INT64_MAX;
-    if (m->ia == s->n_above && m->ib == s->n_below && m->ie == s->n_exch)
-        return 0;
-    memset(out, 0, sizeof(*out));
-    if (m->ie < s->n_exch && xe <= xa && xe <= xb) {
+    int has_a = m->ia < s->n_above, has_b = m->ib < s->n_below, below;
+    const struct tsync__pt *pa = has_a ? &s->above[m->ia] : &none;
+    const struct tsync__pt *pb = has_b ? &s->below[m->ib] : &none;
+    tsync_time xa = pa->x, xb = pb->x, ya = pa->y, yb = pb->y;
+    if (m->ie < s->n_exch && s->exch[m->ie].x <= xa && s->exch[m->ie].x <= xb) {
         *out = s->exch[m->ie++];
-    } else if (m->ia < s->n_above && xa <= xb) {
-        out->x = xa;
-        out->y = s->above[m->ia++].y;
-        out->kind = TSYNC__ABOVE;
-    } else {
-        out->x = xb;
-        out->y = s->below[m->ib++].y;
-        out->kind = TSYNC__BELOW;
+        return 1;
     }
+    if (!has_a && !has_b)
+        return 0;
+    below = !has_a || (has_b && xb < xa);
+    memset(out, 0, sizeof(*out));
+    out->x = below ? xb : xa;
+    out->y = below ? yb : ya;
+    out->kind = (uint8_t)below;     /* TSYNC__ABOVE 0, TSYNC__BELOW 1 */
+    m->ia += !below;
+    m->ib += below;
     return 1;
+}
+
+/* The one-way constraints that come next and only add to what the estimator holds,
+ * all at once (est->add_run), under the rules of the loop of tsync__fit_pair: a
+ * piece goes on at least until a sample past max_gap or, once settled, past
+ * max_segment, and an exchange sample comes first where it is due. */
+static int add_run(struct merge *m, const struct tsync__estimator *est, void *state,
+                   const struct tsync__est_params *params, tsync_time first, tsync_time *last)
+{
+    const struct tsync__pair_samples *s = m->s;
+    struct tsync__run_limits lim;
+    int rc;
+    lim.before = m->ie < s->n_exch ? s->exch[m->ie].x : INT64_MAX;
+    lim.first = first;
+    lim.last = *last;
+    lim.max_gap = params->segment ? params->max_gap : 0;
+    lim.max_segment = params->segment && params->max_segment > 0 && est->settled(state)
+                          ? params->max_segment : 0;
+    rc = est->add_run(state, s, &m->ia, &m->ib, &lim);
+    *last = lim.last;
+    return rc;
 }
 
 /* Finishes the current piece into fit->pieces and frees the estimator. */
@@ -147,7 +171,11 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
     fit->wander = params->wander;
     if ((rc = est->init(&state, params)))
         return rc;
-    while (next_sample(&m, &smp)) {
+    for (;;) {
+        if (any && est->add_run && (rc = add_run(&m, est, state, params, first, &last)))
+            goto fail;
+        if (!next_sample(&m, &smp))
+            break;
         if (any && params->segment &&
             ((params->max_gap > 0 && smp.x - last > params->max_gap) ||
              (params->max_segment > 0 && smp.x - first > params->max_segment && est->settled(state)))) {

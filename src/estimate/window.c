@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "estimate/estimator.h"
+#include "util/select.h"
 #include "util/vec.h"
 
 #define WINDOW_SAMPLES 16      /* each way: the fastest of 16 is close to the minimum */
@@ -77,12 +78,6 @@ static int close_window(struct tsync__windows *w, const struct acc *a, size_t *c
     return TSYNC_PUSH(w->v, w->n, *cap, win) ? TSYNC_ENOMEM : 0;
 }
 
-static int ld_cmp(const void *pa, const void *pb)
-{
-    long double a = *(const long double *)pa, b = *(const long double *)pb;
-    return a < b ? -1 : a > b;
-}
-
 /* The median of n values (n > 0) that value(w, i) gives; 0 or TSYNC_ENOMEM. */
 static int median(const struct tsync__windows *w, size_t n,
                   long double (*value)(const struct tsync__windows *, size_t), long double *out)
@@ -92,8 +87,7 @@ static int median(const struct tsync__windows *w, size_t n,
         return TSYNC_ENOMEM;
     for (size_t i = 0; i < n; i++)
         v[i] = value(w, i);
-    qsort(v, n, sizeof(*v), ld_cmp);
-    *out = v[n / 2];
+    *out = tsync__select_ld(v, n, n / 2);
     free(v);
     return 0;
 }
@@ -148,14 +142,16 @@ struct sums {
     long double n, x, y, xx, xy;
 };
 
-static void sums_add(struct sums *s, const struct sums *a, long double sign)
-{
-    s->n += sign * a->n;
-    s->x += sign * a->x;
-    s->y += sign * a->y;
-    s->xx += sign * a->xx;
-    s->xy += sign * a->xy;
-}
+/* A window's x and y as the sums take them. */
+struct point {
+    long double x, y;
+};
+
+/* The sums over windows 0 .. k - 1 but their count, which is k: the spans' sums are
+ * differences of two of them, and fewer long doubles to load is less time. */
+struct prefix {
+    long double x, y, xx, xy;
+};
 
 /* The value at x of the least-squares line of s, and its slope (*b, per 10^9 ticks: 0
  * where x is all alike and the value is the mean). */
@@ -177,18 +173,29 @@ static void span(size_t n, size_t i, size_t h, size_t *from, size_t *to)
 
 /* The value at window i of the line through windows from..to, with i or without it
  * (leave = 1), and the line's slope (*b). */
-static long double fitted(const struct sums *prefix, const struct sums *own, size_t from,
+static long double fitted(const struct prefix *prefix, const struct point *own, size_t from,
                           size_t to, size_t i, int leave, long double *b)
 {
-    struct sums s = prefix[to + 1];
-    sums_add(&s, &prefix[from], -1);
-    if (leave)
-        sums_add(&s, &own[i], -1);
-    return line_at(&s, own[i].x, b);
+    const struct prefix *hi = &prefix[to + 1], *lo = &prefix[from];
+    const struct point *me = &own[i];
+    struct sums s;
+    s.n = (long double)(to + 1 - from);
+    s.x = hi->x - lo->x;
+    s.y = hi->y - lo->y;
+    s.xx = hi->xx - lo->xx;
+    s.xy = hi->xy - lo->xy;
+    if (leave) {
+        s.n -= 1;
+        s.x -= me->x;
+        s.y -= me->y;
+        s.xx -= me->x * me->x;
+        s.xy -= me->x * me->y;
+    }
+    return line_at(&s, me->x, b);
 }
 
 /* The span whose lines, each window left out of its own, predict the windows best. */
-static size_t best_span(const struct sums *prefix, const struct sums *own, size_t n)
+static size_t best_span(const struct prefix *prefix, const struct point *own, size_t n)
 {
     long double best = -1;
     size_t best_h = SMOOTH_MIN;
@@ -219,46 +226,41 @@ static size_t best_span(const struct sums *prefix, const struct sums *own, size_
 static int smooth(struct tsync__windows *w)
 {
     size_t n = w->n, h, from, to;
-    struct sums *own, *prefix;
-    long double *y, *b, a0, y0;
+    struct point *own;
+    struct prefix *prefix;
+    long double a0, y0;
     int rc = TSYNC_ENOMEM;
     if (n < 2)
         return 0;
     own = malloc(n * sizeof(*own));
     prefix = calloc(n + 1, sizeof(*prefix));
-    y = malloc(n * sizeof(*y));
-    b = malloc(n * sizeof(*b));
-    if (!own || !prefix || !y || !b)
+    if (!own || !prefix)
         goto out;
     a0 = w->v[0].a;
     y0 = w->v[0].y;
     for (size_t i = 0; i < n; i++) {
         long double dx = (long double)(w->v[i].x - w->v[0].x);
-        own[i].n = 1;
         own[i].x = dx / 1e9L;
         own[i].y = w->v[i].y - y0 - a0 * dx;
-        own[i].xx = own[i].x * own[i].x;
-        own[i].xy = own[i].x * own[i].y;
-        prefix[i + 1] = prefix[i];
-        sums_add(&prefix[i + 1], &own[i], 1);
+        prefix[i + 1].x = prefix[i].x + own[i].x;
+        prefix[i + 1].y = prefix[i].y + own[i].y;
+        prefix[i + 1].xx = prefix[i].xx + own[i].x * own[i].x;
+        prefix[i + 1].xy = prefix[i].xy + own[i].x * own[i].y;
     }
     h = best_span(prefix, own, n);
+    /* The fitted lines read the sums alone: each window takes its own at once. */
     for (size_t i = 0; i < n; i++) {
+        long double b, y;
         span(n, i, h, &from, &to);
-        y[i] = fitted(prefix, own, from, to, i, 0, &b[i]);
-        b[i] = to > from ? b[i] : NAN;
-    }
-    for (size_t i = 0; i < n; i++) {
-        w->v[i].y = y[i] + y0 + a0 * (long double)(w->v[i].x - w->v[0].x);
-        if (!isnan(b[i]))
-            w->v[i].a = a0 + b[i] / 1e9L;
+        y = fitted(prefix, own, from, to, i, 0, &b);
+        w->v[i].y = y + y0 + a0 * (long double)(w->v[i].x - w->v[0].x);
+        if (to > from && !isnan(b))
+            w->v[i].a = a0 + b / 1e9L;
     }
     rc = 0;
 out:
     free(own);
     free(prefix);
-    free(y);
-    free(b);
     return rc;
 }
 
@@ -302,56 +304,101 @@ static int64_t window_width(const struct tsync__pair_samples *s, int64_t width)
     return fill <= width ? width : fill >= STRETCH * width ? STRETCH * width : (int64_t)fill;
 }
 
+/* The lowest (sign 1) or highest (sign -1) of y - a (x - first) over
+ * pts[from, from + n), relative to first (0 when n is 0). */
+static long double extreme(const struct tsync__pt *pts, size_t from, size_t n, tsync_time first,
+                           long double a, int sign)
+{
+    const struct tsync__pt *p = n ? pts + from : pts;   /* NULL when a kind has none */
+    long double e = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double v = (long double)(p[i].y - first) - a * (long double)(p[i].x - first);
+        e = i == 0 || (sign > 0 ? v < e : v > e) ? v : e;
+    }
+    return e;
+}
+
+/* The window that opens at above[ia] or below[ib], whichever comes first (at x
+ * first, in piece k): in order of x it takes the samples of both kinds until it
+ * holds WINDOW_SAMPLES of each (then `full`), but none more than max_width after
+ * first or in the next piece. How many of each it takes: *na, *nb. Found from the
+ * times alone, so that each kind's values are then read in a loop of their own,
+ * not in the coin toss of which kind comes next. */
+static int window_end(const struct tsync__pair_samples *s, size_t ia, size_t ib, tsync_time first,
+                      const struct tsync__pieces *ps, size_t k, int64_t max_width, size_t *na,
+                      size_t *nb)
+{
+    const struct tsync__pt *A = s->above, *B = s->below;
+    size_t ea = ia, eb = ib;
+#define BEYOND(x) ((x) - first > max_width || (k + 1 < ps->n && (x) >= ps->v[k + 1].x_first))
+    if (ia + WINDOW_SAMPLES <= s->n_above && ib + WINDOW_SAMPLES <= s->n_below &&
+        !BEYOND(A[ia + WINDOW_SAMPLES - 1].x) && !BEYOND(B[ib + WINDOW_SAMPLES - 1].x)) {
+        /* Full at the later of the two last samples it needs; an ABOVE sample comes
+         * before a BELOW one of the same time. */
+        tsync_time xa = A[ia + WINDOW_SAMPLES - 1].x, xb = B[ib + WINDOW_SAMPLES - 1].x;
+        if (xa > xb) {
+            for (ea = ia + WINDOW_SAMPLES; eb < s->n_below && B[eb].x < xa; eb++)
+                ;
+        } else {
+            for (eb = ib + WINDOW_SAMPLES; ea < s->n_above && A[ea].x <= xb; ea++)
+                ;
+        }
+    } else {
+        while (ea < s->n_above && !BEYOND(A[ea].x))
+            ea++;
+        while (eb < s->n_below && !BEYOND(B[eb].x))
+            eb++;
+    }
+#undef BEYOND
+    *na = ea - ia;
+    *nb = eb - ib;
+    return ea - ia >= WINDOW_SAMPLES && eb - ib >= WINDOW_SAMPLES;
+}
+
 /* The windows at most max_width long, without the wide ones; none where they lie
  * far apart. */
 static int build_at(struct tsync__windows *w, const struct tsync__pair_samples *s,
                     const struct tsync__pieces *ps, int64_t max_width)
 {
-    size_t ia = 0, ib = 0, cap = 0, k = 0, slope_of = SIZE_MAX;
+    size_t ia = 0, ib = 0, cap = 0, k = 0, slope_of = SIZE_MAX, na, nb;
     long double slope = 0;        /* detrend_slope of piece slope_of */
     struct acc a;
-    int open = 0, rc;
+    int rc;
     memset(w, 0, sizeof(*w));
     w->max_width = max_width;
-    memset(&a, 0, sizeof(a));
+    /* Room for every window at once (each holds WINDOW_SAMPLES or _MIN samples of
+     * each kind at least): growing by doubling copied the windows of 10^7 samples
+     * twice over. */
+    cap = (s->n_above < s->n_below ? s->n_above : s->n_below) /
+          (WINDOW_SAMPLES < WINDOW_SAMPLES_MIN ? WINDOW_SAMPLES : WINDOW_SAMPLES_MIN) + 1;
+    if (!(w->v = malloc(cap * sizeof(*w->v))))
+        return TSYNC_ENOMEM;
     while (ia < s->n_above || ib < s->n_below) {
-        int above = ib == s->n_below || (ia < s->n_above && s->above[ia].x <= s->below[ib].x);
-        struct tsync__pt p = above ? s->above[ia++] : s->below[ib++];
-        long double v;
-        if (open && (p.x - a.first > max_width ||
-                     (k + 1 < ps->n && p.x >= ps->v[k + 1].x_first))) {
-            if (a.n_above >= WINDOW_SAMPLES_MIN && a.n_below >= WINDOW_SAMPLES_MIN &&
-                (rc = close_window(w, &a, &cap)))
-                goto fail;
-            open = 0;
+        int full;
+        memset(&a, 0, sizeof(a));
+        a.first = ib == s->n_below || (ia < s->n_above && s->above[ia].x <= s->below[ib].x)
+                      ? s->above[ia].x : s->below[ib].x;
+        k = piece_at(ps, k, a.first);
+        if (slope_of != k) {
+            slope = detrend_slope(ps, k);
+            slope_of = k;
         }
-        if (!open) {
-            k = piece_at(ps, k, p.x);
-            memset(&a, 0, sizeof(a));
-            a.first = p.x;
-            if (slope_of != k) {
-                slope = detrend_slope(ps, k);
-                slope_of = k;
-            }
-            a.a = slope;
-            open = 1;
-        }
-        a.last = p.x;
-        v = (long double)(p.y - a.first) - a.a * (long double)(p.x - a.first);
-        if (above) {
-            a.hi = a.n_above++ == 0 || v < a.hi ? v : a.hi;
-        } else {
-            a.lo = a.n_below++ == 0 || v > a.lo ? v : a.lo;
-        }
-        if (a.n_above >= WINDOW_SAMPLES && a.n_below >= WINDOW_SAMPLES) {
-            if ((rc = close_window(w, &a, &cap)))
-                goto fail;
-            open = 0;
-        }
+        a.a = slope;
+        full = window_end(s, ia, ib, a.first, ps, k, max_width, &na, &nb);
+        a.n_above = na;
+        a.n_below = nb;
+        a.hi = extreme(s->above, ia, na, a.first, a.a, 1);
+        a.lo = extreme(s->below, ib, nb, a.first, a.a, -1);
+        a.last = !nb || (na && s->above[ia + na - 1].x > s->below[ib + nb - 1].x)
+                     ? s->above[ia + na - 1].x : s->below[ib + nb - 1].x;
+        ia += na;
+        ib += nb;
+        /* A window cut short (at max_width, at the next piece, at the end) counts
+         * with WINDOW_SAMPLES_MIN each way. */
+        if ((full || (a.n_above >= WINDOW_SAMPLES_MIN && a.n_below >= WINDOW_SAMPLES_MIN)) &&
+            (rc = close_window(w, &a, &cap)))
+            goto fail;
     }
-    if (open && a.n_above >= WINDOW_SAMPLES_MIN && a.n_below >= WINDOW_SAMPLES_MIN &&
-        (rc = close_window(w, &a, &cap)))
-        goto fail;
     if ((rc = drop_wide(w)) || (rc = drop_sparse(w)))
         goto fail;
     return 0;

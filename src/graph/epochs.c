@@ -118,6 +118,17 @@ static void bucket_add(struct bucket *b, tsync_time x)
         b->max = x;
 }
 
+/* The bucket of offset d = x - first (the offsets of one stream of times mostly
+ * rise): the one before, or d / g. *k is the bucket's index, *at its first offset. */
+static uint64_t bucket_of(uint64_t d, uint64_t g, uint64_t *k, uint64_t *at)
+{
+    if (d - *at >= g) {     /* also below *at, where the difference wraps */
+        *k = d / g;
+        *at = *k * g;
+    }
+    return *k;
+}
+
 int tsync__spans_of_lists(struct tsync__spans *sp, const struct tsync_trace *t,
                           const struct tsync_message_list *lists, size_t n, int64_t max_gap)
 {
@@ -143,11 +154,14 @@ int tsync__spans_of_lists(struct tsync__spans *sp, const struct tsync_trace *t,
         tsync_loc s = m->send_loc, r = m->recv_loc;
         tsync_time fs = t->extents[s].first, fr = t->extents[r].first;
         int ds = base[s + 1] > base[s], dr = base[r + 1] > base[r];
+        uint64_t g = (uint64_t)max_gap, ks = 0, at_s = 0, kr = 0, at_r = 0;
         for (size_t j = 0; j < m->n; j++) {
             if (ds)
-                bucket_add(&b[base[s] + (uint64_t)(m->v[j].x - fs) / (uint64_t)max_gap], m->v[j].x);
+                bucket_add(&b[base[s] + bucket_of((uint64_t)(m->v[j].x - fs), g, &ks, &at_s)],
+                           m->v[j].x);
             if (dr)
-                bucket_add(&b[base[r] + (uint64_t)(m->v[j].y - fr) / (uint64_t)max_gap], m->v[j].y);
+                bucket_add(&b[base[r] + bucket_of((uint64_t)(m->v[j].y - fr), g, &kr, &at_r)],
+                           m->v[j].y);
         }
     }
     for (tsync_loc l = 0; l < t->n_locations; l++) {

@@ -12,8 +12,11 @@
  * Recognized by its header line; read whole at open, then emitted into the sink:
  * each row is a message with both its ends (match/ends.c pairs them by row). For
  * the estimate alone (open_lists) the rows go to message lists instead, 16 bytes
- * a message, and no events are made. Lines are parsed in place in a large buffer:
- * times of up to 18 digits by hand, anything else as strtoll reads it.
+ * a message, and no events are made. Lines are parsed in place in a large buffer.
+ * A row in the common form (names seen in the row before, or any without NUL;
+ * times of up to 18 digits; "\n" or "\r\n" at its end) is read in one pass, its
+ * digits eight at a time; any other line goes the general way, which finds its
+ * fields first and reads other times as strtoll does, and says what is wrong.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,13 +28,18 @@
 
 #include "io/format.h"
 #include "util/ctx.h"
+#include "util/digits.h"
 #include "util/fs.h"
 #include "util/outdir.h"
 #include "util/str.h"
 #include "util/vec.h"
 
 #define CSV_TIME_MAX (1ll << 62)
-#define READ_CHUNK (4u << 20)  /* bytes read at a time; a longer line grows the buffer */
+#define READ_CHUNK (1u << 20)  /* bytes read at a time, still in the cache when parsed;
+                                * a longer line grows the buffer */
+#define SLACK 32               /* zero bytes after the data: whole words are read */
+#define KNOWN_MAX 15           /* longest name compared as two words */
+#define PAIR_CACHE 64          /* (sender, receiver) -> list, direct-mapped */
 
 static const char HEADER[] = "send_location,send_time_ns,recv_location,recv_time_ns";
 
@@ -46,6 +54,15 @@ struct csv_loc {
     size_t len;
     struct csv_event *ev;
     size_t n, cap;
+    struct tsync_extent extent;   /* for message lists */
+};
+
+/* A location of the rows before: its name and comma as two words and the masks of
+ * their bytes (len 0 when the name is longer than KNOWN_MAX). */
+struct known {
+    uint32_t loc;
+    uint32_t len;
+    uint64_t w[2], m[2];
 };
 
 struct csv_state {
@@ -56,12 +73,16 @@ struct csv_state {
     uint32_t *slot;       /* name hash table: location index + 1, 0 = empty */
     size_t mask;
     uint64_t rows;
-    uint32_t recent[2];   /* the locations of the row before: most rows name them again */
+    struct known recent[2]; /* the locations of the row before: most rows name them again */
     int lists;            /* opened by open_lists: rows go to message lists, not ends */
     struct tsync_message_list *list;
     size_t n_lists, cap_lists;
     uint32_t *list_slot;  /* (send, receive) hash table: list index + 1, 0 = empty */
     size_t list_mask;
+    struct {
+        tsync_loc s, r;
+        uint32_t list;    /* index + 1, 0 = empty */
+    } pairs[PAIR_CACHE];
 };
 
 static uint64_t name_hash(const char *s, size_t len)
@@ -124,6 +145,8 @@ static long location_of(struct csv_state *st, const char *name, size_t len)
             return (long)st->slot[k] - 1;
     }
     l.len = len;
+    l.extent.first = INT64_MAX;
+    l.extent.last = INT64_MIN;
     if (!(l.name = strndup(name, len)) || TSYNC_PUSH(st->locs, st->n_locs, st->cap_locs, l)) {
         free(l.name);
         return -1;
@@ -132,18 +155,34 @@ static long location_of(struct csv_state *st, const char *name, size_t len)
     return (long)st->n_locs - 1;
 }
 
+/* Known entry k for location l. */
+static void know(struct known *k, const struct csv_loc *c, uint32_t l)
+{
+    unsigned char b[16] = { 0 }, m[16] = { 0 };
+    memset(k, 0, sizeof(*k));
+    k->loc = l;
+    if (c->len > KNOWN_MAX)
+        return;
+    k->len = (uint32_t)c->len;
+    memcpy(b, c->name, c->len);
+    b[c->len] = ',';
+    memset(m, 0xFF, c->len + 1);
+    memcpy(k->w, b, sizeof(k->w));
+    memcpy(k->m, m, sizeof(k->m));
+}
+
 /* location_of, trying the row before's two locations first. */
 static long recent_location(struct csv_state *st, const char *name, size_t len)
 {
     long l;
     for (int k = 0; k < 2 && st->n_locs; k++) {
-        const struct csv_loc *c = &st->locs[st->recent[k]];
+        const struct csv_loc *c = &st->locs[st->recent[k].loc];
         if (c->len == len && memcmp(c->name, name, len) == 0)
-            return st->recent[k];
+            return st->recent[k].loc;
     }
     if ((l = location_of(st, name, len)) >= 0) {
         st->recent[1] = st->recent[0];
-        st->recent[0] = (uint32_t)l;
+        know(&st->recent[0], &st->locs[l], (uint32_t)l);
     }
     return l;
 }
@@ -188,37 +227,20 @@ static int parse_time(const struct csv_state *st, uint64_t line, const char *fie
     return TSYNC_OK;
 }
 
-/* The eight digits at p as a number, or -1 when they are not all digits: eight
- * bytes at once (little-endian only; elsewhere -1, and they go one by one). */
-static int64_t eight_digits(const char *p)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t x;
-    memcpy(&x, p, sizeof(x));
-    if (((x & 0xF0F0F0F0F0F0F0F0ull) | (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
-        0x3333333333333333ull)
-        return -1;
-    x -= 0x3030303030303030ull;
-    x = x * 10 + (x >> 8);      /* pairs of digits in every other byte */
-    x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-         (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
-    return (int64_t)x;
-#else
-    (void)p;
-    return -1;
-#endif
-}
-
 /* The time field f[0, n): digits with an optional minus, at most 18 of them (below
  * 2^62), read here; anything else by parse_time. f[n] may be overwritten. */
 static int field_time(const struct csv_state *st, uint64_t line, char *f, size_t n,
                       const char *what, tsync_time *out)
 {
     size_t i = n && f[0] == '-';
-    int64_t v = 0, e;
+    int64_t v = 0;
     if (i < n && n - i <= 18) {
-        for (; i + 8 <= n && (e = eight_digits(f + i)) >= 0; i += 8)
-            v = v * 100000000 + e;
+        for (; i + 8 <= n; i += 8) {
+            uint64_t e;
+            if (tsync__digits8(f + i, &e) < 8)
+                break;
+            v = v * 100000000 + (int64_t)e;
+        }
         for (; i < n; i++) {
             unsigned d = (unsigned)(unsigned char)f[i] - '0';
             if (d > 9)
@@ -242,6 +264,43 @@ static int add_end(struct csv_state *st, long loc, tsync_time time, uint64_t tag
     return TSYNC_OK;
 }
 
+/* A location's extent with an event at t. */
+static inline void extend(struct tsync_extent *x, tsync_time t)
+{
+    x->first = t < x->first ? t : x->first;
+    x->last = t > x->last ? t : x->last;
+    x->events++;
+}
+
+/* The message of a row: both ends, or a message of the list from ls to lr. */
+static inline int put_row(struct csv_state *st, long ls, long lr, tsync_time ts, tsync_time tr)
+{
+    int rc = TSYNC_OK;
+    if (st->lists) {
+        unsigned k = ((unsigned)ls * 31 + (unsigned)lr) % PAIR_CACHE;
+        struct tsync_message_list *m;
+        if (st->pairs[k].list && st->pairs[k].s == (tsync_loc)ls && st->pairs[k].r == (tsync_loc)lr) {
+            m = &st->list[st->pairs[k].list - 1];
+        } else {
+            if (!(m = list_of(st, (tsync_loc)ls, (tsync_loc)lr)))
+                return tsync__oom(st->ctx);
+            st->pairs[k].s = (tsync_loc)ls;
+            st->pairs[k].r = (tsync_loc)lr;
+            st->pairs[k].list = (uint32_t)(m - st->list) + 1;
+        }
+        if (m->n == m->cap && tsync__reserve((void **)&m->v, &m->cap, m->n + 1, sizeof(*m->v)))
+            return tsync__oom(st->ctx);
+        m->v[m->n].x = ts;
+        m->v[m->n++].y = tr;
+        extend(&st->locs[ls].extent, ts);
+        extend(&st->locs[lr].extent, tr);
+    } else if (!(rc = add_end(st, ls, ts, st->rows * 2))) {
+        rc = add_end(st, lr, tr, st->rows * 2 + 1);
+    }
+    st->rows++;
+    return rc;
+}
+
 /* One row, line[0, len) without its end: both ends, or a message of a list. */
 static int add_row(struct csv_state *st, uint64_t lineno, char *line, size_t len)
 {
@@ -263,16 +322,7 @@ static int add_row(struct csv_state *st, uint64_t lineno, char *line, size_t len
     if ((ls = recent_location(st, line, (size_t)(c1 - line))) < 0 ||
         (lr = recent_location(st, c2 + 1, (size_t)(c3 - c2 - 1))) < 0)
         return tsync__oom(st->ctx);
-    if (st->lists) {
-        struct tsync_message_list *m = list_of(st, (tsync_loc)ls, (tsync_loc)lr);
-        struct tsync__pt p = { ts, tr };
-        if (!m || TSYNC_PUSH(m->v, m->n, m->cap, p))
-            return tsync__oom(st->ctx);
-    } else if (!(rc = add_end(st, ls, ts, st->rows * 2))) {
-        rc = add_end(st, lr, tr, st->rows * 2 + 1);
-    }
-    st->rows++;
-    return rc;
+    return put_row(st, ls, lr, ts, tr);
 }
 
 /* One line, line[0, len) without its newline; nul: it holds a NUL byte. */
@@ -292,20 +342,144 @@ static int add_line(struct csv_state *st, uint64_t lineno, char *line, size_t le
     return len ? add_row(st, lineno, line, len) : TSYNC_OK;
 }
 
+/* ---- rows in the common form ------------------------------------------------------ */
+
+/* The location name at p, before end: its length up to the comma, and its location
+ * when it is one of the row before's (else -1). 0 when the name is empty or holds a
+ * NUL or a line end, or when no comma follows before end: add_line says why. */
+static inline size_t scan_name(const struct csv_state *st, const char *p, const char *end,
+                               long *loc)
+{
+    const struct known *a = &st->recent[0], *b = &st->recent[1];
+    uint64_t x[2];
+    const char *q;
+    int in_a, in_b;
+    memcpy(x, p, sizeof(x));
+    /* Both compared, then one chosen: which of the two a row names is a coin toss
+     * that a branch would guess wrong half of the time. The pattern holds no zero
+     * byte, the slack after end only zeros. */
+    in_a = a->len && !(((x[0] ^ a->w[0]) & a->m[0]) | ((x[1] ^ a->w[1]) & a->m[1]));
+    in_b = b->len && !(((x[0] ^ b->w[0]) & b->m[0]) | ((x[1] ^ b->w[1]) & b->m[1]));
+    if (in_a | in_b) {
+        const struct known *c = in_a ? a : b;
+        *loc = c->loc;
+        return c->len;
+    }
+    *loc = -1;
+    for (q = p; q < end && *q != ','; q++)
+        if (*q == '\n' || *q == '\0')
+            return 0;
+    return q < end ? (size_t)(q - p) : 0;
+}
+
+static const uint64_t POW10[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                   100000000 };
+
+/* A time at f as field_time reads it (an optional minus and 1 to 18 digits, so
+ * within +-2^62): its length up to the first byte that is no digit; 0 when it is
+ * not of that form. f[0, 24) must be readable. */
+static inline size_t scan_time(const char *f, tsync_time *out)
+{
+    size_t neg = f[0] == '-', n;
+    uint64_t a, b, c, v;
+    unsigned k = tsync__digits8(f + neg, &a);
+    if (k < 8) {
+        v = a;
+        n = k;
+    } else if ((k = tsync__digits8(f + neg + 8, &b)) < 8) {
+        v = a * POW10[k] + b;
+        n = 8 + k;
+    } else if ((k = tsync__digits8(f + neg + 16, &c)) <= 2) {
+        v = (a * POW10[8] + b) * POW10[k] + c;
+        n = 16 + k;
+    } else {
+        return 0;
+    }
+    *out = neg ? -(tsync_time)v : (tsync_time)v;
+    return n ? neg + n : 0;
+}
+
+/* The row at p (line 2 or later) when it is in the common form (see the top), added:
+ * the length of its line with the line end in *len; *len = 0 leaves the line to
+ * add_line. p < end, and SLACK zero bytes follow end. */
+static inline int fast_row(struct csv_state *st, const char *p, const char *end, size_t *len)
+{
+    const char *q = p, *name_s, *name_r;
+    size_t ns, nr, k;
+    tsync_time ts, tr;
+    long ls, lr;
+    *len = 0;
+    /* Every step starts before end and reads at most 24 bytes: within the slack. */
+    if (!(ns = scan_name(st, q, end, &ls)))
+        return TSYNC_OK;
+    name_s = q;
+    q += ns + 1;
+    if (!(k = scan_time(q, &ts)) || q[k] != ',')
+        return TSYNC_OK;
+    q += k + 1;
+    if (!(nr = scan_name(st, q, end, &lr)))
+        return TSYNC_OK;
+    name_r = q;
+    q += nr + 1;
+    if (!(k = scan_time(q, &tr)))
+        return TSYNC_OK;
+    q += k;
+    if (q[0] == '\n')
+        q += 1;
+    else if (q[0] == '\r' && q[1] == '\n' && q + 1 < end)
+        q += 2;
+    else
+        return TSYNC_OK;
+    if (q > end)
+        return TSYNC_OK;
+    if ((ls < 0 && (ls = recent_location(st, name_s, ns)) < 0) ||
+        (lr < 0 && (lr = recent_location(st, name_r, nr)) < 0))
+        return tsync__oom(st->ctx);
+    *len = (size_t)(q - p);
+    return put_row(st, ls, lr, ts, tr);
+}
+
+/* Every whole line of [*p, end), and at the end of the file (eof) the last one
+ * without its newline; *p is left at the first byte not read. */
+static int parse_lines(struct csv_state *st, char **p, char *end, int eof, uint64_t *lineno)
+{
+    char *q = *p, *nl;
+    int rc = TSYNC_OK;
+    while (rc == TSYNC_OK && q < end) {
+        size_t n = 0;
+        if (*lineno && (rc = fast_row(st, q, end, &n)) == TSYNC_OK && n) {
+            ++*lineno;
+            q += n;
+            continue;
+        }
+        if (rc)
+            break;
+        if (!(nl = memchr(q, '\n', (size_t)(end - q)))) {
+            if (!eof)
+                break;
+            nl = end;
+        }
+        rc = add_line(st, ++*lineno, q, (size_t)(nl - q), memchr(q, '\0', (size_t)(nl - q)) != NULL);
+        q = nl < end ? nl + 1 : end;
+    }
+    *p = q;
+    return rc;
+}
+
 /* Reads the file in large chunks, line by line, with no allocation per line. */
 static int read_rows(struct csv_state *st, int fd)
 {
     size_t cap = READ_CHUNK, have = 0;
-    char *buf = malloc(cap + 1), *nb;   /* + 1: room to end the last field with a NUL */
+    char *buf = malloc(cap + SLACK), *nb; /* the slack also ends the last field with a NUL */
     uint64_t lineno = 0;
     int rc = TSYNC_OK, eof = 0;
     if (!buf)
         return tsync__oom(st->ctx);
     while (rc == TSYNC_OK && !eof) {
         ssize_t got;
-        char *p = buf, *end, *nl, *nul;
+        char *p, *end;
         if (have == cap) {              /* a line longer than the buffer */
-            if (!(nb = realloc(buf, 2 * cap + 1))) {
+            if (!(nb = realloc(buf, 2 * cap + SLACK))) {
                 rc = tsync__oom(st->ctx);
                 break;
             }
@@ -321,16 +495,10 @@ static int read_rows(struct csv_state *st, int fd)
         }
         eof = got == 0;
         have += (size_t)got;
+        memset(buf + have, 0, SLACK);
+        p = buf;
         end = buf + have;
-        nul = memchr(buf, '\0', have);
-        while (rc == TSYNC_OK && (nl = memchr(p, '\n', (size_t)(end - p)))) {
-            rc = add_line(st, ++lineno, p, (size_t)(nl - p), nul && nul < nl);
-            p = nl + 1;
-        }
-        if (rc == TSYNC_OK && eof && p < end) {
-            rc = add_line(st, ++lineno, p, (size_t)(end - p), nul && nul >= p);
-            p = end;
-        }
+        rc = parse_lines(st, &p, end, eof, &lineno);
         have = (size_t)(end - p);
         memmove(buf, p, have);
     }
@@ -439,8 +607,11 @@ static int csv_events(void *r, struct tsync_sink *sink)
 {
     struct csv_state *st = r;
     int rc = TSYNC_OK;
-    if (st->lists) {            /* the sink takes them */
-        rc = tsync__sink_message_lists(sink, st->list, st->n_lists);
+    if (st->lists) {            /* the sink takes them, with the extents */
+        struct tsync_extent *x = malloc((st->n_locs ? st->n_locs : 1) * sizeof(*x));
+        for (size_t i = 0; x && i < st->n_locs; i++)
+            x[i] = st->locs[i].extent;
+        rc = tsync__sink_message_lists(sink, st->list, st->n_lists, x);
         st->list = NULL;
         st->n_lists = 0;
         return rc;

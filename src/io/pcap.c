@@ -153,9 +153,17 @@ static void pcap_close_reader(void *r)
     free(st);
 }
 
-static tsync_time stamp(const struct pcap_pkthdr *h)
+/* A packet's time in nanoseconds since 1970 (captures are opened with nanosecond
+ * precision): 0, or -1 when its header's seconds or fraction are out of range (a
+ * corrupt record: 10^13 s would overflow 64 bits of nanoseconds). */
+#define STAMP_MAX_S 9000000000LL   /* the year 2255: within 2^63 ns */
+static int stamp(const struct pcap_pkthdr *h, tsync_time *out)
 {
-    return (tsync_time)h->ts.tv_sec * 1000000000 + (tsync_time)h->ts.tv_usec;
+    if (h->ts.tv_sec < -STAMP_MAX_S || h->ts.tv_sec > STAMP_MAX_S || h->ts.tv_usec < 0 ||
+        h->ts.tv_usec >= 1000000000)
+        return -1;
+    *out = (tsync_time)h->ts.tv_sec * 1000000000 + (tsync_time)h->ts.tv_usec;
+    return 0;
 }
 
 /* The base of the trace's times: from the first packet of `path` (0 for none). */
@@ -168,9 +176,10 @@ static int time_base(tsync_time *base, const char *path, tsync_ctx *ctx)
     int rc = open_capture(&p, &buf, path, ctx);
     if (rc)
         return rc;
+    tsync_time first;
     *base = 0;
-    if (pcap_next_ex(p, &h, &data) == 1 && stamp(h) > BASE_MARGIN)
-        *base = (stamp(h) - BASE_MARGIN) / 1000000000 * 1000000000;
+    if (pcap_next_ex(p, &h, &data) == 1 && stamp(h, &first) == 0 && first > BASE_MARGIN)
+        *base = (first - BASE_MARGIN) / 1000000000 * 1000000000;
     close_capture(p, buf);
     return TSYNC_OK;
 }
@@ -397,11 +406,17 @@ static int read_capture(struct pcap_state *st, tsync_loc loc, struct tsync_sink 
     tsync_time last = INT64_MIN;
     int got, rc = tsync__sink_begin_location(sink, loc, 0);
     while (rc == TSYNC_OK && (got = pcap_next_ex(c->p, &h, &data)) == 1) {
-        tsync_time time = stamp(h) - st->base;
+        tsync_time time;
         unsigned char src[16], dst[16];
         uint64_t key;
         long ip;
         n++;
+        if (stamp(h, &time))
+            return tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: packet %llu: time stamp out of "
+                               "range (%lld s, %lld in its fraction field): a corrupt record",
+                               c->path, (unsigned long long)n, (long long)h->ts.tv_sec,
+                               (long long)h->ts.tv_usec);
+        time -= st->base;
         if (time < last) {
             early++;
             time = last;
@@ -521,11 +536,11 @@ static int replay_next(struct replay *r, struct pcap_pkthdr **h, const unsigned 
     tsync_time orig, time, offset = (tsync_time)r->t->global_offset;
     if (r->k == l->n_events)
         return 0;
-    if (pcap_next_ex(r->in, h, data) != 1)
+    if (pcap_next_ex(r->in, h, data) != 1 || stamp(*h, &orig))
         return tsync__fail(ctx, TSYNC_EIO, "%s: changed while it was synchronized: %llu packets "
                            "read again of %llu", l->name, (unsigned long long)r->k,
                            (unsigned long long)l->n_events);
-    orig = stamp(*h) - offset;
+    orig -= offset;
     time = orig < r->last ? r->last : orig;   /* as read */
     r->last = time;
     *now = r->tl->time[r->loc][r->k++] - (time - orig) + offset;

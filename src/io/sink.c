@@ -231,36 +231,19 @@ int tsync__sink_offset(struct tsync_sink *s, tsync_loc loc, tsync_time time, int
     return TSYNC_PUSH(s->offsets, s->n_offsets, s->cap_offsets, o) ? tsync__oom(s->ctx) : TSYNC_OK;
 }
 
-int tsync__sink_message_lists(struct tsync_sink *s, struct tsync_message_list *lists, size_t n)
+int tsync__sink_message_lists(struct tsync_sink *s, struct tsync_message_list *lists, size_t n,
+                              struct tsync_extent *extents)
 {
     struct tsync_trace *t = s->t;
-    struct tsync_extent *x = calloc(t->n_locations ? t->n_locations : 1, sizeof(*x));
-    if (!x) {
+    if (!extents) {
         tsync__message_lists_free(lists, n);
         return tsync__oom(s->ctx);
-    }
-    for (uint32_t l = 0; l < t->n_locations; l++) {
-        x[l].first = INT64_MAX;
-        x[l].last = INT64_MIN;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const struct tsync_message_list *m = &lists[i];
-        struct tsync_extent *xs = &x[m->send_loc], *xr = &x[m->recv_loc];
-        for (size_t k = 0; k < m->n; k++) {
-            tsync_time ts = m->v[k].x, tr = m->v[k].y;
-            xs->first = ts < xs->first ? ts : xs->first;
-            xs->last = ts > xs->last ? ts : xs->last;
-            xr->first = tr < xr->first ? tr : xr->first;
-            xr->last = tr > xr->last ? tr : xr->last;
-        }
-        xs->events += m->n;
-        xr->events += m->n;
     }
     tsync__message_lists_free(t->lists, t->n_lists);
     free(t->extents);
     t->lists = lists;
     t->n_lists = n;
-    t->extents = x;
+    t->extents = extents;
     return TSYNC_OK;
 }
 

@@ -111,10 +111,11 @@ int tsync__sink_offset(struct tsync_sink *s, tsync_loc loc, tsync_time time, int
 /* ---- a trace read as message lists (io/format.h, open_lists) ---- */
 
 /* Takes the reader's messages, per ordered pair of locations (n lists, each
- * location defined, each list with a message), instead of events and records; the
- * locations' extents (trace/trace.h) are made from them. 0, or TSYNC_ENOMEM with
- * the lists freed. */
-int tsync__sink_message_lists(struct tsync_sink *s, struct tsync_message_list *lists, size_t n);
+ * location defined, each list with a message), instead of events and records, and
+ * the locations' extents (trace/trace.h; one per location, found while reading,
+ * NULL when that ran out of memory). 0, or TSYNC_ENOMEM with both freed. */
+int tsync__sink_message_lists(struct tsync_sink *s, struct tsync_message_list *lists, size_t n,
+                              struct tsync_extent *extents);
 
 /* Hands the records to *match and the offsets and counts to the trace; the sink is
  * empty afterwards. */

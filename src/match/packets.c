@@ -364,8 +364,9 @@ static void emit_messages(struct tsync_trace *t, const struct tsync_match_input 
             t->messages[t->n_messages++] = m;
         }
     }
-    tsync__radix_sort(t->messages + first, t->n_messages - first, sizeof(*t->messages),
-                      message_key, number, message_cmp);
+    if (t->n_messages > first)     /* no messages: t->messages may be NULL */
+        tsync__radix_sort(t->messages + first, t->n_messages - first, sizeof(*t->messages),
+                          message_key, number, message_cmp);
 }
 
 /* A message's receive event, numbered across the locations, for sorting by it. */

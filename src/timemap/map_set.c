@@ -621,11 +621,14 @@ fail:
     return NULL;
 }
 
-/* The entry of one location: selector, name, then the map's own members. */
-static json_t *location_entry(const tsync_trace *t, uint32_t loc, const tsync_time_map *m)
+/* The entry of one location: selector, name, then the map's own members; a map of
+ * points without them unless `points`. */
+static json_t *location_entry(const tsync_trace *t, uint32_t loc, const tsync_time_map *m,
+                              int points)
 {
     const struct tsync_location *l = &t->locations[loc];
-    json_t *e = json_object(), *fn = tsync__time_map_to_json(m);
+    json_t *e = json_object();
+    json_t *fn = m->kind == TSYNC_MAP_POINTS && !points ? json_object() : tsync__time_map_to_json(m);
     if (!e || !fn || json_object_set_new(e, "location", tsync__location_json(t, loc)) ||
         (t->format != TSYNC_FORMAT_CSV && l->name &&
          json_object_set_new(e, "name", tsync__json_text(l->name))) ||
@@ -638,30 +641,75 @@ static json_t *location_entry(const tsync_trace *t, uint32_t loc, const tsync_ti
     return e;
 }
 
-/* The document for tsync__map_set_to_json, with an error code. */
-static int build_json(json_t **out, const tsync_map_set *set, const tsync_trace *t, tsync_ctx *ctx)
+int tsync__map_set_writable(const tsync_map_set *set, const tsync_trace *t, tsync_ctx *ctx)
 {
-    json_t *root, *maps;
     if (set->n_locations != t->n_locations)
         return tsync__fail(ctx, TSYNC_EINVAL,
                            "%s: the map set is for %u locations, the trace has %u",
                            t->path, set->n_locations, t->n_locations);
+    for (uint32_t loc = 0; loc < t->n_locations; loc++)
+        if (set->of[loc] && t->locations[loc].ref > (uint64_t)INT64_MAX)
+            return tsync__fail(ctx, TSYNC_EUNSUPPORTED,
+                               "%s: location %llu: its id does not fit a JSON integer", t->path,
+                               (unsigned long long)t->locations[loc].ref);
+    return TSYNC_OK;
+}
+
+void tsync__map_entry_text(struct tsync__text *out, const tsync_trace *t, uint32_t loc,
+                           const tsync_time_map *m, size_t flags)
+{
+    json_t *e = location_entry(t, loc, m, 0);
+    char *s = e ? json_dumps(e, flags) : NULL;
+    size_t len = s ? strlen(s) : 0;
+    json_decref(e);
+    if (!len) {
+        out->bad = 1;
+        free(s);
+        return;
+    }
+    if (m->kind != TSYNC_MAP_POINTS) {
+        tsync__text_putn(out, s, len);
+        free(s);
+        return;
+    }
+    /* The selector's object without its closing brace, then the points. */
+    tsync__text_putn(out, s, len - 1);
+    free(s);
+    tsync__text_put(out, ",\"points\":[");
+    for (size_t i = 0; i < m->n; i++) {
+        tsync__text_put(out, i ? ",[" : "[");
+        tsync__text_i64(out, m->local[i]);
+        tsync__text_put(out, ",");
+        tsync__text_i64(out, m->global[i]);
+        tsync__text_put(out, "]");
+    }
+    tsync__text_put(out, "]");
+    if (m->bounds) {
+        tsync__text_put(out, ",\"bounds\":[");
+        for (size_t i = 0; i < m->n; i++) {
+            if (i)
+                tsync__text_put(out, ",");
+            tsync__text_i64(out, m->bounds[i]);
+        }
+        tsync__text_put(out, "]");
+    }
+    tsync__text_put(out, "}");
+}
+
+/* The document for tsync__map_set_to_json, with an error code. */
+static int build_json(json_t **out, const tsync_map_set *set, const tsync_trace *t, tsync_ctx *ctx)
+{
+    json_t *root, *maps;
+    int rc;
+    if ((rc = tsync__map_set_writable(set, t, ctx)))
+        return rc;
     root = json_pack("{s:s, s:i, s:I}", "format", "tracesync-maps", "version", 1,
                      "timer_resolution", (json_int_t)t->timer_resolution);
     if (!root || !(maps = json_array()) || json_object_set_new(root, "maps", maps))
         goto oom;
-    for (uint32_t loc = 0; loc < t->n_locations; loc++) {
-        if (!set->of[loc])
-            continue;
-        if (t->locations[loc].ref > (uint64_t)INT64_MAX) {
-            json_decref(root);
-            return tsync__fail(ctx, TSYNC_EUNSUPPORTED,
-                               "%s: location %llu: its id does not fit a JSON integer", t->path,
-                               (unsigned long long)t->locations[loc].ref);
-        }
-        if (json_array_append_new(maps, location_entry(t, loc, set->of[loc])))
+    for (uint32_t loc = 0; loc < t->n_locations; loc++)
+        if (set->of[loc] && json_array_append_new(maps, location_entry(t, loc, set->of[loc], 1)))
             goto oom;
-    }
     *out = root;
     return TSYNC_OK;
 oom:

@@ -76,6 +76,18 @@ long double tsync__pwl_eval(const struct tsync__pwl *f, long double x)
     return (long double)f->y[k] + seg_slope(f, k) * (x - (long double)f->x[k]);
 }
 
+long double tsync__pwl_eval_from(const struct tsync__pwl *f, size_t k, long double x)
+{
+    if (f->n == 1)
+        return (long double)f->y[0] + (x - (long double)f->x[0]);
+    /* segment_of's answer: the last k < n - 1 with x_k <= x. */
+    if (k + 2 > f->n)
+        k = f->n - 2;
+    while (k + 2 < f->n && (long double)f->x[k + 1] <= x)
+        k++;
+    return (long double)f->y[k] + seg_slope(f, k) * (x - (long double)f->x[k]);
+}
+
 double tsync__pwl_bound(const struct tsync__pwl *f, long double x)
 {
     size_t k;

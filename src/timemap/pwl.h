@@ -27,6 +27,9 @@ int tsync__pwl_push(struct tsync__pwl *f, tsync_time x, tsync_time y);
 /* f(x) by linear interpolation, the end segments' slopes outside (slope 1 for a
  * single point). */
 long double tsync__pwl_eval(const struct tsync__pwl *f, long double x);
+/* tsync__pwl_eval(f, x) for x at or after point k of f (k = 0: any x), the segment
+ * found from k on: for increasing x, without a search each. */
+long double tsync__pwl_eval_from(const struct tsync__pwl *f, size_t k, long double x);
 /* The bound at x: linear between points, the end values outside. */
 double tsync__pwl_bound(const struct tsync__pwl *f, long double x);
 /* x with f(x) = y for a non-decreasing f (the end segments' slopes outside, or 1

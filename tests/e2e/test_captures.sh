@@ -105,6 +105,12 @@ printf '\377\377\377\177' | dd of=corrupt.pcap bs=1 seek=32 conv=notrunc 2>/dev/
 run 2 "$TRACESYNC" sync "$C/server.pcap" corrupt.pcap -o bad
 contains err.txt "corrupt.pcap: packet 1: invalid packet capture length"
 [ ! -e bad/server.pcap ] || fail "a partial output was written"
+# A time stamp's fraction beyond a second (nanosecond capture): exit 2, no output.
+cp "$C/client.pcap" stamp.pcap
+printf '\377\377\377\377' | dd of=stamp.pcap bs=1 seek=28 conv=notrunc 2>/dev/null
+run 2 "$TRACESYNC" sync "$C/server.pcap" stamp.pcap -o bad
+contains err.txt "stamp.pcap: packet 1: time stamp out of range ("
+[ ! -e bad/server.pcap ] || fail "a partial output was written"
 # An unsupported link type (802.11), and captures that share no traffic.
 python3 - <<'PY'
 import struct

@@ -30,6 +30,18 @@ contains err.txt "overwrite the input"
 printf 'send_location,send_time_ns,recv_location,recv_time_ns\nhostA,x,hostB,1\n' >bad.csv
 run 2 "$TRACESYNC" check bad.csv
 contains err.txt "bad.csv: line 2: send_time_ns"
+# A bad row after many good ones (read in one pass each): the error names the file,
+# the line and the field as well, for the estimate (message lists) and the others.
+awk 'BEGIN { print "send_location,send_time_ns,recv_location,recv_time_ns"
+             for (i = 0; i < 3000; i++) print (i % 2 ? "hostA" : "hostB") "," 1000 * i "," (i % 2 ? "hostB" : "hostA") "," 1000 * i + 700
+             print "hostA,12x,hostB,5"; print "hostB,1,hostA,2" }' >late.csv
+run 2 "$TRACESYNC" estimate late.csv
+contains err.txt 'late.csv: line 3002: send_time_ns "12x" is not a whole number of nanoseconds'
+run 2 "$TRACESYNC" sync late.csv -o late-out
+contains err.txt 'late.csv: line 3002: send_time_ns "12x"'
+sed '3002s/.*/hostA,7,hostB,4611686018427387905/' late.csv >late2.csv
+run 2 "$TRACESYNC" estimate late2.csv
+contains err.txt 'late2.csv: line 3002: recv_time_ns 4611686018427387905 is beyond +-2^62 ns'
 
 # Numbers as location names, other than the indices inside: every report and maps
 # file names the locations as the CSV does, never a name beside a different id.

@@ -152,6 +152,169 @@ static void test_many_locations(void **state)
     free(path);
 }
 
+/* Growing text for the tests below. */
+struct text {
+    char *s;
+    size_t n, cap;
+};
+
+static void put(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+    for (;;) {
+        va_start(ap, fmt);
+        k = vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
+        va_end(ap);
+        assert_true(k >= 0);
+        if ((size_t)k < t->cap - t->n)
+            break;
+        t->cap = 2 * t->cap + (size_t)k + 1;
+        assert_non_null(t->s = realloc(t->s, t->cap));
+    }
+    t->n += (size_t)k;
+}
+
+static tsync_trace *open_lists(const char *name, const char *text)
+{
+    char *path = write_csv(name, text);
+    tsync_trace *t = NULL;
+    tsync_ctx *ctx;
+    assert_int_equal(tsync_ctx_new(&ctx), 0);
+    if (tsync__trace_open_lists(&t, path, NULL, ctx))
+        fail_msg("%s: %s", name, tsync_ctx_error(ctx));
+    tsync_ctx_free(ctx);
+    free(path);
+    return t;
+}
+
+/* Every spelling a row may have (the common one read in one pass, the others field
+ * by field) gives the same messages: line ends \n and \r\n, blank lines, spaces at
+ * the end, no newline at the end of the file, times with a plus, leading zeros or
+ * a blank before them, of 1 to 19 digits, negative; names of up to and beyond 16
+ * bytes, one a prefix of another, with blanks inside. */
+static void test_spellings(void **state)
+{
+    static const char *names[] = { "a", "ab", "fifteen-chars-x", "sixteen-chars-xy",
+                                   "a name of forty bytes with blanks in it..", "a b" };
+    static const char *heads[] = { "", "+", "000", " " };
+    struct text plain = { NULL, 0, 0 }, odd = { NULL, 0, 0 };
+    uint64_t x = 88172645463325252ull;
+    tsync_trace *a, *b;
+    (void)state;
+    put(&plain, "send_location,send_time_ns,recv_location,recv_time_ns\n");
+    put(&odd, "send_location,send_time_ns,recv_location,recv_time_ns\r\n");
+    for (int i = 0; i < 3000; i++) {
+        const char *s, *r;
+        long long ts, tr;
+        int digits;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        s = names[x % 6];
+        r = names[(x >> 8) % 6];
+        digits = 1 + (int)((x >> 16) % 19);
+        ts = (long long)((x >> 24) % 1000000000000000000ull);
+        for (int k = digits; k < 18; k++)
+            ts /= 10;
+        if (digits == 19)
+            ts += 1000000000000000000ll;       /* 19 digits, below 2^62 */
+        if ((x >> 40) % 5 == 0)
+            ts = -ts;
+        tr = ts + (long long)((x >> 44) % 100000);
+        put(&plain, "%s,%lld,%s,%lld\n", s, ts, r, tr);
+        put(&odd, "%s,%s%lld,%s,%s%lld%s%s", s, ts < 0 ? "" : heads[(x >> 50) % 4], ts, r,
+            tr < 0 ? "" : heads[(x >> 52) % 4], tr, (x >> 54) % 3 ? "" : "  ",
+            (x >> 56) % 2 ? "\r\n" : "\n");
+        if ((x >> 58) % 16 == 0)
+            put(&odd, "\n");
+    }
+    odd.s[--odd.n] = '\0';                    /* no newline at the end */
+    a = open_lists("plain.csv", plain.s);
+    b = open_lists("odd.csv", odd.s);
+    assert_int_equal(a->n_locations, b->n_locations);
+    for (uint32_t l = 0; l < a->n_locations; l++)
+        assert_string_equal(a->locations[l].name, b->locations[l].name);
+    assert_int_equal(a->n_lists, b->n_lists);
+    for (size_t i = 0; i < a->n_lists; i++) {
+        assert_int_equal(a->lists[i].send_loc, b->lists[i].send_loc);
+        assert_int_equal(a->lists[i].recv_loc, b->lists[i].recv_loc);
+        assert_int_equal(a->lists[i].n, b->lists[i].n);
+        assert_memory_equal(a->lists[i].v, b->lists[i].v, a->lists[i].n * sizeof(*a->lists[i].v));
+    }
+    tsync_trace_free(a);
+    tsync_trace_free(b);
+    free(plain.s);
+    free(odd.s);
+}
+
+/* A line longer than the read buffer (1 MiB) between ordinary ones. */
+static void test_long_line(void **state)
+{
+    struct text t = { NULL, 0, 0 };
+    size_t len = (5u << 20) + 3;
+    char *name = malloc(len + 1);
+    tsync_trace *tr;
+    (void)state;
+    assert_non_null(name);
+    memset(name, 'q', len);
+    name[len] = '\0';
+    put(&t, "send_location,send_time_ns,recv_location,recv_time_ns\n");
+    for (int i = 0; i < 100; i++)
+        put(&t, "a,%d,b,%d\n", i, i + 5);
+    put(&t, "%s,7,a,9\n", name);
+    for (int i = 0; i < 100; i++)
+        put(&t, "b,%d,a,%d\n", i, i + 5);
+    tr = open_lists("long.csv", t.s);
+    assert_int_equal(tr->n_locations, 3);
+    assert_int_equal(strlen(tr->locations[2].name), len);
+    assert_int_equal(tr->n_lists, 3);
+    assert_int_equal(tr->lists[0].n, 100);
+    assert_int_equal(tr->lists[1].v[0].x, 7);
+    assert_int_equal(tr->lists[2].n, 100);
+    tsync_trace_free(tr);
+    free(name);
+    free(t.s);
+}
+
+/* A bad line after many good ones: the error names the file, the line and the
+ * field, as on its own. */
+static void test_errors_later(void **state)
+{
+    static const struct {
+        const char *line;
+        size_t len;           /* with the NUL bytes inside */
+        const char *message;
+    } bad[] = {
+        { "a,1,b,2\0x", 9, "line 202: contains a NUL byte" },
+        { "a\0,1,b,2", 8, "line 202: contains a NUL byte" },
+        { "a,1,b", 5, "line 202: expected 4 fields" },
+        { "a,1,b,2,", 8, "line 202: expected 4 fields" },
+        { "a,,b,2", 6, "line 202: send_time_ns \"\" is not a whole number" },
+        { "a,1,b,2x", 8, "line 202: recv_time_ns \"2x\" is not a whole number" },
+        { "a,-,b,2", 7, "line 202: send_time_ns \"-\" is not a whole number" },
+        { "a,4611686018427387905,b,2", 25, "line 202: send_time_ns 4611686018427387905 is beyond +-2^62" },
+        { "a,1,b,-99999999999999999999", 27, "line 202: recv_time_ns \"-99999999999999999999\"" },
+        { "a,1,,2", 6, "line 202: a location name is empty" },
+    };
+    (void)state;
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        struct text t = { NULL, 0, 0 };
+        char *path = write_csv("later.csv", "");
+        FILE *f;
+        put(&t, "send_location,send_time_ns,recv_location,recv_time_ns\n");
+        for (int i = 0; i < 200; i++)
+            put(&t, "%s,%d,%s,%d\n", i % 2 ? "a" : "b", i, i % 2 ? "b" : "a", i + 5);
+        assert_non_null(f = fopen(path, "wb"));
+        assert_int_equal(fwrite(t.s, 1, t.n, f), t.n);
+        assert_int_equal(fwrite(bad[k].line, 1, bad[k].len, f), bad[k].len);
+        fputs("\nb,5,a,6\n", f);
+        fclose(f);
+        expect_trace_error(path, TSYNC_EFORMAT, bad[k].message);
+        expect_trace_error(path, TSYNC_EFORMAT, "later.csv");
+        free(path);
+        free(t.s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -160,6 +323,9 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_missing),
         cmocka_unit_test(test_many_locations),
+        cmocka_unit_test(test_spellings),
+        cmocka_unit_test(test_long_line),
+        cmocka_unit_test(test_errors_later),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -120,6 +120,82 @@ static void test_holds_and_tightens(void **state)
     free(s.below);
 }
 
+/* The knots as they were picked one point at a time in long double: the first, the
+ * last, and of every 16 the first whose sign (y - line of its piece) is greatest. */
+static void want_knots(const struct tsync__pt *pts, size_t n, const struct tsync__pieces *ps,
+                       int sign, struct tsync__pt *out, size_t *m)
+{
+    size_t k = 0;
+    *m = 0;
+    out[(*m)++] = pts[0];
+    for (size_t g = 1; g + 1 < n; g += 16) {
+        size_t end = g + 16 < n - 1 ? g + 16 : n - 1, best = g;
+        long double bv = 0;
+        for (size_t i = g; i < end; i++) {
+            const struct tsync__piece *pc;
+            long double v;
+            while (k + 1 < ps->n && pts[i].x > ps->v[k].x_last && pts[i].x >= ps->v[k + 1].x_first)
+                k++;
+            pc = &ps->v[k];
+            v = sign * ((long double)(pts[i].y - pc->y0) - pc->b -
+                        pc->a * (long double)(pts[i].x - pc->x0));
+            if (i == g || v > bv) {
+                bv = v;
+                best = i;
+            }
+        }
+        out[(*m)++] = pts[best];
+    }
+    out[(*m)++] = pts[n - 1];
+}
+
+/* The knots found in double first are those of long double: on the bending pair
+ * (pieces of at most a minute, groups across their ends) and on points whose values
+ * tie. */
+static void test_knots_exact(void **state)
+{
+    struct tsync__pair_samples s;
+    struct tsync__est_params p = params();
+    struct tsync__pair_fit fit;
+    struct tsync__pt *want;
+    size_t m;
+    (void)state;
+    messages(&s, 20000);
+    for (size_t i = 100; i < 400; i++)      /* runs of equal values */
+        s.above[i].y = s.above[i - i % 5].y + (s.above[i].x - s.above[i - i % 5].x);
+    p.max_segment = 60 * SECOND;
+    assert_int_equal(tsync__fit_pair(&fit, &tsync__hull_estimator, &p, &s), 0);
+    assert_true(fit.pieces.n >= 4);
+    assert_non_null(want = malloc(s.n_above * sizeof(*want)));
+    want_knots(s.above, s.n_above, &fit.pieces, -1, want, &m);
+    assert_int_equal(fit.envelope.up.n, m);
+    assert_memory_equal(fit.envelope.up.v, want, m * sizeof(*want));
+    want_knots(s.below, s.n_below, &fit.pieces, 1, want, &m);
+    assert_int_equal(fit.envelope.lo.n, m);
+    assert_memory_equal(fit.envelope.lo.v, want, m * sizeof(*want));
+    free(want);
+    tsync__pair_fit_free(&fit);
+    free(s.above);
+    free(s.below);
+}
+
+/* Evaluation from a point on is the evaluation: at the points, between them, past
+ * the last, from every point at or before x. */
+static void test_eval_from(void **state)
+{
+    struct tsync__pwl f;
+    (void)state;
+    assert_int_equal(tsync__pwl_alloc(&f, 50), 0);
+    for (int i = 0; i < 50; i++)
+        assert_int_equal(tsync__pwl_push(&f, 1000 * i + i * i, 3 * i * i + 7 * i), 1);
+    for (long double x = -500; x < 52000; x += 333.25L) {
+        long double want = tsync__pwl_eval(&f, x);
+        for (size_t k = 0; k < f.n && (k == 0 || (long double)f.x[k] <= x); k++)
+            assert_true(tsync__pwl_eval_from(&f, k, x) == want);
+    }
+    tsync__pwl_free(&f);
+}
+
 /* A statistical estimator's bounds (the regression's) are raised to the envelope's
  * where the envelope brackets a segment (tsync__pwl_raise): both ends of a segment
  * reach its guaranteed bound, a segment it does not bracket keeps its own. */
@@ -248,6 +324,8 @@ int main(void)
         cmocka_unit_test(test_contradiction_keeps_bounds),
         cmocka_unit_test(test_outside_keeps_bounds),
         cmocka_unit_test(test_open_piece),
+        cmocka_unit_test(test_knots_exact),
+        cmocka_unit_test(test_eval_from),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

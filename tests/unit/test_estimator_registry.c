@@ -116,7 +116,7 @@ static void toy_fini(void *state)
 static const struct tsync__estimator offset_only = {
     "offset-only", "median of the offsets; bounds half their spread",
     "constant offset: the median of the samples' offsets", "half the spread of the offsets",
-    0, 0, toy_init, toy_add, toy_settled, toy_finish, toy_stats, toy_fini
+    0, 0, toy_init, toy_add, toy_settled, toy_finish, toy_stats, toy_fini, NULL
 };
 
 /* ---- tests ---------------------------------------------------------------------------- */

@@ -401,6 +401,165 @@ static void test_random_hulls(void **state)
     }
 }
 
+/* Vertices of the lower (sign 1) or upper (sign -1) hull of v[0, n) sorted by x,
+ * Andrew's monotone chain in long double (the coordinates here are small). */
+static size_t hull_size(const struct tsync__pt *v, size_t n, int sign)
+{
+    struct tsync__pt *c = malloc((n + 1) * sizeof(*c));
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && c[m - 1].x == v[i].x) {
+            if (sign * (v[i].y - c[m - 1].y) >= 0)
+                continue;
+            m--;
+        }
+        while (m >= 2) {
+            long double t = (long double)(c[m - 1].x - c[m - 2].x) * (v[i].y - c[m - 2].y) -
+                            (long double)(c[m - 1].y - c[m - 2].y) * (v[i].x - c[m - 2].x);
+            if (sign * t > 0)
+                break;
+            m--;
+        }
+        c[m++] = v[i];
+    }
+    free(c);
+    return m;
+}
+
+/* Thousands of points each way, so that a hull holds back more points than it keeps
+ * aside at once, some with the same x, and coordinates near +-2^62, whose
+ * differences need more than 64 bits: the same hulls and lines as the same points
+ * near 0. */
+static void test_many_and_far(void **state)
+{
+    static const tsync_time shift[] = { 0, ((tsync_time)1 << 62) - 300000,
+                                        -((tsync_time)1 << 62) - 100000 };
+    enum { N = 5000 };
+    struct tsync__pt *up = malloc(N * sizeof(*up)), *dn = malloc(N * sizeof(*dn));
+    struct tsync__pt *up2 = malloc(N * sizeof(*up)), *dn2 = malloc(N * sizeof(*dn));
+    long double want[4];
+    unsigned seed = fx_seed("test_many_and_far");
+    (void)state;
+    for (int sided = 0; sided < 3; sided++) {
+        for (size_t i = 0; i < N; i++) {  /* 25 ppm apart, delays up to 300; runs of one x */
+            tsync_time x = (tsync_time)(sided == 2 ? i / 3 * 300 : i * 100);
+            up[i] = (struct tsync__pt){ x, x + x / 40000 + 20 + rand() % 300 };
+            dn[i] = (struct tsync__pt){ x + 50, x + 50 + (x + 50) / 40000 - 20 - rand() % 300 };
+        }
+        for (size_t k = 0; k < sizeof(shift) / sizeof(shift[0]); k++) {
+            struct tsync__est_params p = params(1e-3, 1, 0);
+            struct tsync__pair_fit f;
+            long double got[4], lo, hi;
+            for (size_t i = 0; i < N; i++) {
+                up2[i] = (struct tsync__pt){ up[i].x + shift[k], up[i].y + shift[k] };
+                dn2[i] = (struct tsync__pt){ dn[i].x + shift[k], dn[i].y + shift[k] };
+            }
+            p.x0 = p.y0 = shift[k];
+            fit(&f, up2, N, dn2, sided ? N : 0, p);
+            assert_int_equal(f.pieces.n, 1);
+            assert_int_equal(f.stats.hull_points,
+                             hull_size(up, N, 1) + (sided ? hull_size(dn, N, -1) : 0));
+            f.pieces.v[0].range(&f.pieces.v[0], shift[k] + 777777, &lo, &hi);
+            got[0] = f.pieces.v[0].a;
+            got[1] = f.pieces.v[0].b;
+            got[2] = lo;
+            got[3] = hi;
+            if (k == 0)
+                memcpy(want, got, sizeof(want));
+            for (int i = 0; i < 4; i++)
+                if (got[i] != want[i] && !(isinf(got[i]) && got[i] == want[i]))
+                    fail_msg("seed %u, shift %lld: value %d is %.20Lg, near 0 %.20Lg", seed,
+                             (long long)shift[k], i, got[i], want[i]);
+            tsync__pair_fit_free(&f);
+        }
+    }
+    free(up);
+    free(dn);
+    free(up2);
+    free(dn2);
+}
+
+/* The fit with the hull's runs (add_run) and without them, sample by sample: the
+ * same pieces, windows, knots and counts, on data that exercise every rule that
+ * ends a run: gaps, pieces at their longest, a clock step that splits, samples
+ * that contradict a short piece, exchange samples in between, equal times. */
+static void test_runs_same(void **state)
+{
+    struct tsync__estimator alone = tsync__hull_estimator;
+    enum { N = 30000 };
+    struct tsync__pair_samples s;
+    struct tsync__est_params p;
+    struct tsync__pair_fit a, b;
+    unsigned seed = fx_seed("test_runs_same");
+    (void)state;
+    alone.add_run = NULL;
+    memset(&s, 0, sizeof(s));
+    s.above = malloc(N * sizeof(*s.above));
+    s.below = malloc(N * sizeof(*s.below));
+    s.exch = calloc(N / 100, sizeof(*s.exch));
+    assert_non_null(s.above);
+    assert_non_null(s.below);
+    assert_non_null(s.exch);
+    for (size_t i = 0; i < N; i++) {
+        /* 10 ms apart, a 20 s gap after 1/3, a step of 5 us after 2/3 (a split), the
+         * drift bending, runs of equal times. */
+        tsync_time x = (tsync_time)(i / 2 * 2) * 10000000 + (i > N / 3 ? 20000000000 : 0);
+        tsync_time off = (i > 2 * N / 3 ? 5000 : 0) + x / 100000 + (x / 1000000) * (x / 1000000) / 4000000;
+        s.above[i] = (struct tsync__pt){ x, x + off + 1000 + rand() % 3000 };
+        s.below[i] = (struct tsync__pt){ x + 5000000, x + 5000000 + off - 1000 - rand() % 3000 };
+    }
+    s.n_above = s.n_below = N;
+    for (size_t i = 0; i < N / 100; i++) {
+        s.exch[i].x = s.above[i * 100].x;
+        s.exch[i].y = s.above[i * 100].y;
+        s.exch[i].kind = TSYNC__EXCHANGE;
+    }
+    s.n_exch = N / 100;
+    for (int round = 0; round < 3; round++) {
+        memset(&p, 0, sizeof(p));
+        p.max_drift = 1e-3;
+        p.segment = round != 2;
+        p.min_segment = round ? 1000000000 : 60000000000;
+        p.max_gap = 10000000000;
+        p.max_segment = round == 1 ? 0 : 30000000000;
+        p.wander = 1e-17;
+        p.window = 5000000000;
+        p.x0 = s.above[0].x;
+        p.y0 = s.above[0].y;
+        assert_int_equal(tsync__fit_pair(&a, &tsync__hull_estimator, &p, &s), 0);
+        assert_int_equal(tsync__fit_pair(&b, &alone, &p, &s), 0);
+        if (a.pieces.n != b.pieces.n || a.rejected != b.rejected || a.splits != b.splits ||
+            a.gaps != b.gaps)
+            fail_msg("round %d (seed %u): %zu/%zu pieces, %llu/%llu rejected", round, seed,
+                     a.pieces.n, b.pieces.n, (unsigned long long)a.rejected,
+                     (unsigned long long)b.rejected);
+        print_message("round %d: %zu pieces, %llu splits, %llu gaps, %llu rejected\n", round,
+                      a.pieces.n, (unsigned long long)a.splits, (unsigned long long)a.gaps,
+                      (unsigned long long)a.rejected);
+        assert_true(a.pieces.n > 1 || !p.segment);
+        for (size_t k = 0; k < a.pieces.n; k++) {
+            const struct tsync__piece *x = &a.pieces.v[k], *y = &b.pieces.v[k];
+            assert_int_equal(x->x_first, y->x_first);
+            assert_int_equal(x->x_last, y->x_last);
+            assert_int_equal(x->samples, y->samples);
+            assert_true(x->a == y->a && x->b == y->b);
+            assert_true(x->error == y->error || (isinf(x->error) && isinf(y->error)));
+        }
+        assert_int_equal(a.stats.hull_points, b.stats.hull_points);
+        assert_int_equal(a.windows.n, b.windows.n);
+        for (size_t i = 0; i < a.windows.n; i++)
+            assert_true(a.windows.v[i].x == b.windows.v[i].x && a.windows.v[i].y == b.windows.v[i].y);
+        assert_int_equal(a.envelope.up.n, b.envelope.up.n);
+        if (a.envelope.up.n)
+            assert_memory_equal(a.envelope.up.v, b.envelope.up.v, a.envelope.up.n * sizeof(struct tsync__pt));
+        tsync__pair_fit_free(&a);
+        tsync__pair_fit_free(&b);
+    }
+    free(s.above);
+    free(s.below);
+    free(s.exch);
+}
+
 /* Joining pieces: continuous, monotone, covering the asked range, bounds at joints. */
 /* Two-way samples every `step` over [from, to): ABOVE at y = x + off + 10, BELOW at
  * y = x + off - 10 (a band of 20 ticks around y = x + off). */
@@ -743,6 +902,8 @@ int main(void)
         cmocka_unit_test(test_open_slope_no_drift),
         cmocka_unit_test(test_collinear),
         cmocka_unit_test(test_random_hulls),
+        cmocka_unit_test(test_many_and_far),
+        cmocka_unit_test(test_runs_same),
         cmocka_unit_test(test_join_pieces),
         cmocka_unit_test(test_gap_ends_piece),
         cmocka_unit_test(test_lone_point_then_split),

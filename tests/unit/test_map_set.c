@@ -398,6 +398,49 @@ static void test_json_embedding(void **state)
     tsync_trace_free(t);
 }
 
+/* An entry's text, points and bounds written directly, is what jansson writes for
+ * the entry of the document: maps of points with and without bounds, an offset, a
+ * drift. */
+static void test_entry_text(void **state)
+{
+    const size_t flags = JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12);
+    tsync_trace *t = make_trace();
+    tsync_map_set *set = NULL;
+    tsync_time_map *m[4] = { NULL, NULL, NULL, NULL };
+    tsync_time local[500], global[500];
+    int64_t bounds[500];
+    json_t *j;
+    (void)state;
+    for (int i = 0; i < 500; i++) {
+        local[i] = -3000000000000ll + 7919ll * i * i;
+        global[i] = local[i] + 12345678 - i;
+        bounds[i] = i % 7 ? i * 1000003ll : INT64_MAX;
+    }
+    assert_int_equal(tsync_map_set_new_empty(&set, t, NULL), 0);
+    assert_int_equal(tsync_time_map_new_points(&m[0], local, global, 500, NULL), 0);
+    assert_int_equal(tsync_time_map_set_bounds(m[0], bounds, 500, NULL), 0);
+    assert_int_equal(tsync_time_map_new_points(&m[1], local, global, 1, NULL), 0);
+    assert_int_equal(tsync_time_map_new_offset(&m[2], -42, NULL), 0);
+    assert_int_equal(tsync_time_map_set_bounds(m[2], bounds + 3, 1, NULL), 0);
+    assert_int_equal(tsync_time_map_new_drift(&m[3], 7, 1.25e-7, 99, NULL), 0);
+    for (uint32_t loc = 0; loc < 4; loc++)
+        assert_int_equal(tsync_map_set_assign(set, loc, m[loc], NULL), 0);
+    assert_int_equal(tsync__map_set_writable(set, t, NULL), 0);
+    assert_non_null(j = tsync__map_set_to_json(set, t, NULL));
+    for (uint32_t loc = 0; loc < 4; loc++) {
+        struct tsync__text text = { NULL, 0, 0, 0 };
+        char *want = json_dumps(json_array_get(json_object_get(j, "maps"), loc), flags);
+        tsync__map_entry_text(&text, t, loc, m[loc], flags);
+        assert_false(text.bad);
+        assert_string_equal(text.s, want);
+        free(want);
+        tsync__text_free(&text);
+    }
+    json_decref(j);
+    tsync_map_set_free(set);
+    tsync_trace_free(t);
+}
+
 static void test_assign(void **state)
 {
     tsync_trace *t = make_trace();
@@ -496,6 +539,7 @@ int main(void)
         cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_json_embedding),
+        cmocka_unit_test(test_entry_text),
         cmocka_unit_test(test_assign),
         cmocka_unit_test(test_apply),
     };
