@@ -5,19 +5,22 @@
 # second per process and peak memory of each process (minus that of an MPI process
 # that does nothing, the runtime's own), on PROCS processes (default 1 2 4); the
 # replay's exchanges and reductions for the scaling model of the README. Every
-# output is checked to be the serial one. CMDS chooses the commands (default clc sync).
+# output is checked to be the serial one. CMDS chooses the commands (default clc sync),
+# SIM the simulator's further options (e.g. SIM="--set app.collective_every=1").
 # Usage: run.sh BUILD_DIR [EVENTS]
 set -eu
 build=$1
 events=${2:-${BENCH_EVENTS:-4000000}}
 procs=${PROCS:-1 2 4}
 cmds=${CMDS:-clc sync}
+sim=${SIM:-}
 work="$build/bench-work/replay"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 rm -rf "$work"
 mkdir -p "$work"
+# shellcheck disable=SC2086 # options split on purpose
 n=$("$build/tracesync" simulate --scenario default --seed 1 --ranks 8 --nodes 4 --events "$events" \
-    -o "$work/sim" 2>&1 | sed -n 's/.* \([0-9][0-9]*\) events,.*/\1/p')
+    $sim -o "$work/sim" 2>&1 | sed -n 's/.* \([0-9][0-9]*\) events,.*/\1/p')
 
 # rate SECONDS RANKS: events per second per process.
 rate() { awk "BEGIN { printf \"%.3g\", $n / $1 / $2 }"; }

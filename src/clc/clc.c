@@ -54,6 +54,13 @@ static int check_opts(const tsync_clc_opts *o, tsync_ctx *ctx)
     return TSYNC_OK;
 }
 
+/* Collective instance q's index in the whole trace (a process of a replay holds
+ * some instances only). */
+static uint64_t coll_id(const struct tsync_trace *t, size_t q)
+{
+    return t->coll_ids ? t->coll_ids[q] : q;
+}
+
 /* The receive list, the member list with roles and instances; validates every
  * event the trace's messages and collectives refer to. */
 static int build_index(struct clc *c)
@@ -89,16 +96,16 @@ static int build_index(struct clc *c)
     for (size_t q = 0; q < t->n_collectives; q++) {
         const struct tsync_collective *co = &t->collectives[q];
         if (co->first_member > t->n_members || co->n_members > t->n_members - co->first_member)
-            return tsync__fail(c->ctx, TSYNC_EINVAL, "%s: clc: collective %zu has members out of "
-                               "range", t->path, q);
+            return tsync__fail(c->ctx, TSYNC_EINVAL, "%s: clc: collective %llu has members out "
+                               "of range", t->path, (unsigned long long)coll_id(t, q));
         for (uint32_t i = 0; i < co->n_members; i++) {
             size_t k = co->first_member + i;
             const struct tsync_coll_member *m = &t->members[k];
             if (bad_event(t, m->loc, m->begin_idx) || bad_event(t, m->loc, m->end_idx) ||
                 m->begin_idx > m->end_idx)
-                return tsync__fail(c->ctx, TSYNC_EINVAL, "%s: clc: collective %zu member %u "
+                return tsync__fail(c->ctx, TSYNC_EINVAL, "%s: clc: collective %llu member %u "
                                    "refers to events that do not exist or are out of order",
-                                   t->path, q, i);
+                                   t->path, (unsigned long long)coll_id(t, q), i);
             c->inst[k] = (uint32_t)q;
             c->role[k] = (uint8_t)tsync__coll_role(co, m);
             if (c->role[k] && clc_held(c, m->loc))

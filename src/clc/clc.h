@@ -6,7 +6,8 @@
  * Memory per event of the trace: 8 bytes for LC' (the input C stays in the
  * caller's timeline until the end); per point-to-point message 20 bytes of receive
  * list (and 20 bytes for a send inside an amortization interval); per collective
- * member 12 bytes of list, 1 of role, 4 of instance and 8 of bound. While the
+ * member 12 bytes of list, 1 of role, 4 of instance and 8 of bound (and 8 of racc
+ * in a replay, whose processes hold their own members only). While the
  * lists are built, a bit per event and 4 bytes per 64 events (index.c), freed
  * before LC' is allocated.
  */
@@ -81,8 +82,14 @@ struct clc_agg {
 /* ---- the replay: the stage on several processes (replay.c, src/replay/) ------------- */
 
 /* A value one process sends another during the replay; the top two bits of key say
- * what it is (CLC_KEY_*), the rest which receive, message or member it is for. */
-struct clc_msg { uint64_t key; int64_t value; };
+ * what it is (CLC_KEY_*), the rest which message or collective instance it is for
+ * (its index in the whole trace); a member's value names the member by its
+ * location and rank (for the latency and, in scan and exscan, the direction). */
+struct clc_msg {
+    uint64_t key;
+    int64_t value;
+    uint32_t loc, rank;
+};
 
 #define CLC_KEY_SEND ((uint64_t)0 << 62)    /* forward: LC' of the send of message */
 #define CLC_KEY_BEGIN ((uint64_t)1 << 62)   /* forward: LC' of a sending member's begin */
@@ -93,8 +100,10 @@ struct clc_msg { uint64_t key; int64_t value; };
 /* How the processes of a replay talk: given by the caller (src/replay/ over MPI).
  * Each process holds the locations t->held says, the messages of those locations
  * (t->message_ids: their indices in the whole trace, the keys of their values) and
- * every collective instance; its lists are of its own receives and members. Both
- * calls are made by every process together, in the same order. */
+ * the members of those locations of the collective instances (t->coll_ids,
+ * t->coll_parts: the instances' indices, the processes of their other members); its
+ * lists are of its own receives and members. Both calls are made by every process
+ * together, in the same order. */
 struct tsync__clc_transport {
     uint32_t rank, n_ranks;
     /* Sends msg[i] to process dest[i]; *in gets (malloc'ed) what the others sent
@@ -153,12 +162,12 @@ struct clc {
     uint64_t *ghost_ready;   /* a bit per receive entry: ghost is there */
     struct clc_list sends;   /* sends held here whose receive is elsewhere; id = message,
                               * val = the receive's location */
-    int64_t *mval;           /* per member held elsewhere: forward, LC' of its begin;
-                              * backward, of its end */
-    uint8_t *mready;         /* per member: mval holds its begin (forward) */
+    int64_t *racc;           /* per member: what the members of its instance held
+                              * elsewhere gave so far (forward, a receiving member: the
+                              * largest LC'(begin) + mu of their sends; backward, a
+                              * sending member: the largest -LC'(end) + mu of their
+                              * receives), as collective.c aggregates; CLC_NONE if none */
     int64_t *recv_lc;        /* per message whose send is held here: LC' of its receive */
-    uint32_t *stamp;         /* per process: scratch for the processes an instance spans */
-    uint32_t epoch;
 };
 
 /* Whether location l is held by this process. */
@@ -167,12 +176,10 @@ static inline int clc_held(const struct clc *c, tsync_loc l)
     return !c->held || c->held[l];
 }
 
-/* LC' of member k's begin (end: its end), from this process's times or as received. */
+/* LC' of member k's begin (end: its end); a process holds only its own members. */
 static inline int64_t clc_member_lc(const struct clc *c, size_t k, int end)
 {
     const struct tsync_coll_member *m = &c->t->members[k];
-    if (!clc_held(c, m->loc))
-        return c->mval[k];
     return c->out[m->loc][end ? m->end_idx : m->begin_idx];
 }
 
@@ -196,22 +203,31 @@ void tsync__clc_replay_free(struct clc *c);
 /* Every process's rc agreed: the first failure anywhere fails them all (this one's
  * own error kept, the others told that another process failed). rc without c->tr. */
 int tsync__clc_agree(struct clc *c, int rc);
-/* The error of a process told that another one failed (whose own error says why). */
+/* The error of a process told that another one failed (whose own error says why):
+ * TSYNC_OTHERS_FAILED, as every step of the replay says it, so that the command
+ * prints the error of the process whose own it was. */
 int tsync__clc_others_failed(struct clc *c);
 /* Sends the values every other process needs before backward amortization: the LC'
  * of each receive held here whose send is elsewhere, and of each receiving member's
- * end, to the processes of its instance's sending members. 0 or an error. */
+ * end, to the processes of its instance's sending members, which keep in racc the
+ * minimum each sending member needs (seed 002, Table 2: "min (all exits)"). 0 or an
+ * error. */
 int tsync__clc_replay_backward(struct clc *c);
 /* The stage's counts (c's, r's events moved, largest shift and pre-synchronized
  * locations and records) summed, or their maximum taken, over the processes. 0 or an error of the transport. */
 int tsync__clc_replay_counts(struct clc *c, tsync_clc_result *r);
-/* Appends a value for process `dest` to the outbox. 0 or -1 (no memory). */
-int tsync__clc_post(struct clc_msg **out, uint32_t **dest, size_t *n, size_t *cap, uint64_t key,
-                    int64_t value, uint32_t to);
-/* Posts (key, value) to every process other than this one that holds a member of
- * instance q with role `role`. 0 or -1 (no memory). */
-int tsync__clc_post_instance(struct clc *c, size_t q, unsigned role, uint64_t key, int64_t value,
-                             struct clc_msg **out, uint32_t **dest, size_t *n, size_t *cap);
+/* Appends value m for process `to` to the outbox. 0 or -1 (no memory). */
+int tsync__clc_post(struct clc_msg **out, uint32_t **dest, size_t *n, size_t *cap,
+                    struct clc_msg m, uint32_t to);
+/* Posts member k's LC' to every other process that holds a member of its instance on
+ * the other side: forward (end = 0) its begin to the receiving members' processes,
+ * backward its end to the sending members'. 0 or -1 (no memory). */
+int tsync__clc_post_member(struct clc *c, size_t k, int end, struct clc_msg **out, uint32_t **dest,
+                           size_t *n, size_t *cap);
+/* A member's value from another process (tsync__clc_post_member) into the racc of
+ * the members here that it reaches (Eq. 4'a forward, section 4.2 backward; in scan
+ * and exscan only upward in rank); returns the index here of its instance. */
+size_t tsync__clc_take_member(struct clc *c, const struct clc_msg *m);
 
 /* presync.c: the ClockOffset interpolation map of each location held here (NULL where
  * it has no records); *out is NULL when the trace has none. Returns 0 or TSYNC_EINVAL /
@@ -226,12 +242,13 @@ void tsync__clc_agg_free(struct clc_agg *a);
 /* Forward (backward = 0): c->bound[m] of every receiving member m of instance q,
  * the maximum over its sends of LC'(begin) + mu (Eq. 4'a), CLC_NONE if none.
  * Backward (backward = 1): c->bound[m] of every sending member, the minimum over
- * its receives of LC'(end) - mu (section 4.2), INT64_MAX if none. O(members). */
+ * its receives of LC'(end) - mu (section 4.2), INT64_MAX if none. In a replay, the
+ * members here, and racc for those held elsewhere. O(members). */
 void tsync__clc_coll_bounds(struct clc *c, size_t q, int backward);
 /* The forward bound of one receiving member m of instance q by looking at every
- * member: only sends whose location has passed them (pos[loc] > begin, or their
- * value received in a replay) count when `pos` is given. CLC_NONE if none.
- * O(members). */
+ * member: only sends whose location has passed them (pos[loc] > begin) count when
+ * `pos` is given; in a replay, with what the members held elsewhere gave so far
+ * (racc). CLC_NONE if none. O(members). */
 int64_t tsync__clc_coll_bound_one(const struct clc *c, size_t q, size_t m, const uint64_t *pos);
 
 /* forward.c: one forward pass with the given gamma into c->out; fills jumps and

@@ -19,6 +19,10 @@
  * asked in between: a running maximum over ranks 0..i (Table 2: "max (some
  * enters)"); backward it runs from the highest rank down (the reversed
  * communicator of Table 2: "min (some exits)").
+ *
+ * In a replay a process holds only its own members of an instance: the structure
+ * holds theirs, and each bound takes the larger of its answer and what the members
+ * held elsewhere gave (racc, replay.c): the maximum over all of them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +152,8 @@ static void query_range(struct clc *c, size_t f, uint32_t b, uint32_t e, int bac
         if (!(c->role[f + i] & want))
             continue;
         v = agg_query(&c->agg, &c->lat, t->locations[m->loc].node, m->loc, backward);
+        if (c->racc && c->racc[f + i] > v)    /* the members held elsewhere (replay.c) */
+            v = c->racc[f + i];
         if (backward)
             v = v == CLC_NONE ? INT64_MAX : -v;
         c->bound[f + i] = v;
@@ -204,11 +210,13 @@ int64_t tsync__clc_coll_bound_one(const struct clc *c, size_t q, size_t mi, cons
         if (!(c->role[k] & CLC_SEND) || s->loc == r->loc ||
             (co->cls == TSYNC_COLL_SCAN && s->comm_rank > r->comm_rank) ||
             (co->cls == TSYNC_COLL_EXSCAN && s->comm_rank >= r->comm_rank) ||
-            (pos && (clc_held(c, s->loc) ? pos[s->loc] <= s->begin_idx : !c->mready[k])))
+            (pos && pos[s->loc] <= s->begin_idx))
             continue;
         v = clc_member_lc(c, k, 0) + tsync__latency_mu(&c->lat, t->locations[s->loc].node, rnode);
         if (v > best)
             best = v;
     }
+    if (c->racc && c->racc[mi] > best)
+        best = c->racc[mi];
     return best;
 }

@@ -19,11 +19,11 @@
  * In a replay (seed 002, section 5.2; clc.h) each process runs the locations it
  * holds in the same way; a send whose receive is held elsewhere has its LC' sent
  * there, a sending member's begin to every process that holds a receiving member of
- * its instance, and what arrives wakes the locations that wait for it, as a
- * location advancing here does. When no process can go further, they exchange
- * what they computed; when nothing is left to exchange, every process agrees on
- * the lowest location still waiting, which goes on as above: the same values to
- * the bit as on one process.
+ * its instance (which keeps the maximum of what reaches each of its members), and
+ * what arrives wakes the locations that wait for it, as a location advancing here
+ * does. When no process can go further, they exchange what they computed; when
+ * nothing is left to exchange, every process agrees on the lowest location still
+ * waiting, which goes on as above: the same values to the bit as on one process.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -277,8 +277,8 @@ static int special(struct fwd *f, tsync_loc l, uint64_t j, uint64_t member_j)
     L->prev_c = c->in[l][j];
     f->pos[l] = j + 1;
     L->rcur = r1;
-    if (m_begin && c->tr && tsync__clc_post_instance(c, q, CLC_RECV, CLC_KEY_BEGIN | mm, v, &f->out,
-                                                     &f->dest, &f->n_out, &f->cap_out))
+    if (m_begin && c->tr &&
+        tsync__clc_post_member(c, mm, 0, &f->out, &f->dest, &f->n_out, &f->cap_out))
         return tsync__oom(c->ctx);
     if (m_begin && --f->pending[q] == 0)
         instance_ready(f, q);
@@ -352,9 +352,11 @@ static void start(struct fwd *f)
     memset(f->pending, 0, (t->n_collectives ? t->n_collectives : 1) * sizeof(*f->pending));
     for (size_t k = 0; k < t->n_members; k++)
         c->bound[k] = CLC_NONE;     /* stays so in instances without sends */
-    for (size_t k = 0; k < t->n_members; k++)  /* every process's, in a replay */
+    for (size_t k = 0; k < t->n_members; k++)
         if (c->role[k] & CLC_SEND)
             f->pending[c->inst[k]]++;
+    for (size_t q = 0; c->tr && q < t->n_collectives; q++)
+        f->pending[q] += t->coll_parts[q].senders;   /* held elsewhere, in a replay */
     for (tsync_loc l = 0; l < t->n_locations; l++) {
         struct loc_state *L = &f->L[l];
         memset(L, 0, sizeof(*L));
@@ -372,7 +374,8 @@ static void start(struct fwd *f)
     }
     if (c->tr) {
         memset(c->ghost_ready, 0, (c->recvs.n / 64 + 1) * sizeof(*c->ghost_ready));
-        memset(c->mready, 0, t->n_members ? t->n_members : 1);
+        for (size_t k = 0; k < t->n_members; k++)
+            c->racc[k] = CLC_NONE;
     }
     c->n_jumps = 0;
     c->receives = c->corrected_p2p = c->corrected_coll = c->ignored = 0;
@@ -390,8 +393,9 @@ static int post_sends(struct fwd *f)
         size_t *k = &f->scur[l], e = c->sends.first[l + 1];
         for (; *k < e && c->sends.idx[*k] < f->pos[l]; (*k)++)
             if (tsync__clc_post(&f->out, &f->dest, &f->n_out, &f->cap_out,
-                                CLC_KEY_SEND | tsync__clc_message_id(c, c->sends.id[*k]),
-                                c->out[l][c->sends.idx[*k]],
+                                (struct clc_msg){ CLC_KEY_SEND |
+                                                      tsync__clc_message_id(c, c->sends.id[*k]),
+                                                  c->out[l][c->sends.idx[*k]], 0, 0 },
                                 tsync__location_holder((tsync_loc)c->sends.val[*k],
                                                        t->n_locations, c->tr->n_ranks)))
                 return tsync__oom(c->ctx);
@@ -412,10 +416,9 @@ static void take(struct fwd *f, const struct clc_msg *in, size_t n)
             c->ghost_ready[k / 64] |= (uint64_t)1 << (k % 64);
             wake(f, c->recvs.id[k]);
         } else {
-            c->mval[k] = in[i].value;
-            c->mready[k] = 1;
-            if (--f->pending[c->inst[k]] == 0)
-                instance_ready(f, c->inst[k]);
+            size_t q = tsync__clc_take_member(c, &in[i]);
+            if (--f->pending[q] == 0)
+                instance_ready(f, q);
         }
     }
 }

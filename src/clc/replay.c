@@ -6,8 +6,13 @@
  * nothing here knows MPI.
  *
  * A message's value is sent with the message's index in the whole trace as its key
- * (t->message_ids), a member's with its index: every process holds every collective
- * instance.
+ * (t->message_ids). A process holds of a collective instance only its own members:
+ * a member's value goes, keyed by the instance's index (t->coll_ids), to the
+ * processes of the instance's other side (t->coll_parts), each of which keeps for
+ * each of its own members the maximum over the values that reach it (racc), so
+ * that the instance's bounds are those of the members here and racc (collective.c):
+ * Table 2's "max (all enters)" forward and "min (all exits)" backward, reduced
+ * where the members are, as the values arrive.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +21,8 @@
 #include "util/ctx.h"
 #include "util/vec.h"
 
-int tsync__clc_post(struct clc_msg **out, uint32_t **dest, size_t *n, size_t *cap, uint64_t key,
-                    int64_t value, uint32_t to)
+int tsync__clc_post(struct clc_msg **out, uint32_t **dest, size_t *n, size_t *cap,
+                    struct clc_msg m, uint32_t to)
 {
     if (*n == *cap) {
         size_t c = *cap ? 2 * *cap : 256;
@@ -30,33 +35,50 @@ int tsync__clc_post(struct clc_msg **out, uint32_t **dest, size_t *n, size_t *ca
         *dest = d;
         *cap = c;
     }
-    (*out)[*n] = (struct clc_msg){ key, value };
+    (*out)[*n] = m;
     (*dest)[(*n)++] = to;
     return 0;
 }
 
-int tsync__clc_post_instance(struct clc *c, size_t q, unsigned role, uint64_t key, int64_t value,
-                             struct clc_msg **out, uint32_t **dest, size_t *n, size_t *cap)
+int tsync__clc_post_member(struct clc *c, size_t k, int end, struct clc_msg **out, uint32_t **dest,
+                           size_t *n, size_t *cap)
 {
     const struct tsync_trace *t = c->t;
+    const struct tsync_coll_part *p = &t->coll_parts[c->inst[k]];
+    const uint32_t *set = t->proc_sets + (end ? p->to_sends : p->to_recvs);
+    struct clc_msg m = { (end ? CLC_KEY_END : CLC_KEY_BEGIN) | t->coll_ids[c->inst[k]],
+                         clc_member_lc(c, k, end), t->members[k].loc, t->members[k].comm_rank };
+    for (uint32_t r = 0; r < set[0]; r++)
+        for (uint32_t to = set[1 + 2 * r]; to <= set[2 + 2 * r]; to++)
+            if (to != c->tr->rank && tsync__clc_post(out, dest, n, cap, m, to))
+                return -1;
+    return 0;
+}
+
+size_t tsync__clc_take_member(struct clc *c, const struct clc_msg *m)
+{
+    const struct tsync_trace *t = c->t;
+    int backward = (m->key & CLC_KEY_KIND) == CLC_KEY_END;
+    size_t q = tsync__coll_at(t, m->key & ~CLC_KEY_KIND);
     const struct tsync_collective *co = &t->collectives[q];
-    if (++c->epoch == 0) {      /* the stamps wrapped: start them again */
-        memset(c->stamp, 0, c->tr->n_ranks * sizeof(*c->stamp));
-        c->epoch = 1;
-    }
+    int scan = co->cls == TSYNC_COLL_SCAN || co->cls == TSYNC_COLL_EXSCAN;
+    uint32_t node = t->locations[m->loc].node;
+    int64_t v = backward ? -m->value : m->value;
     for (uint32_t i = 0; i < co->n_members; i++) {
         size_t k = co->first_member + i;
-        uint32_t to;
-        if (!(c->role[k] & role) || clc_held(c, t->members[k].loc))
+        const struct tsync_coll_member *h = &t->members[k];
+        uint32_t hn = t->locations[h->loc].node;
+        int64_t w;
+        if (!(c->role[k] & (backward ? CLC_SEND : CLC_RECV)) ||
+            (scan && !(backward ? tsync__scan_flows(co, h->comm_rank, m->rank)
+                                : tsync__scan_flows(co, m->rank, h->comm_rank))))
             continue;
-        to = tsync__location_holder(t->members[k].loc, t->n_locations, c->tr->n_ranks);
-        if (c->stamp[to] == c->epoch)
-            continue;
-        c->stamp[to] = c->epoch;
-        if (tsync__clc_post(out, dest, n, cap, key, value, to))
-            return -1;
+        w = v + (backward ? tsync__latency_mu(&c->lat, hn, node)
+                          : tsync__latency_mu(&c->lat, node, hn));
+        if (w > c->racc[k])
+            c->racc[k] = w;
     }
-    return 0;
+    return q;
 }
 
 uint64_t tsync__clc_message_id(const struct clc *c, size_t i)
@@ -107,14 +129,11 @@ int tsync__clc_replay_init(struct clc *c)
         return TSYNC_OK;
     c->ghost = malloc(nr * sizeof(*c->ghost));
     c->ghost_ready = calloc(nr / 64 + 1, sizeof(*c->ghost_ready));
-    c->mval = malloc(nm * sizeof(*c->mval));
-    c->mready = calloc(nm, 1);
+    c->racc = malloc(nm * sizeof(*c->racc));
     c->recv_lc = malloc((t->n_messages ? t->n_messages : 1) * sizeof(*c->recv_lc));
-    c->stamp = calloc(c->tr->n_ranks, sizeof(*c->stamp));
-    if (!c->ghost || !c->ghost_ready || !c->mval || !c->mready || !c->recv_lc || !c->stamp ||
-        build_sends(c))
+    if (!c->ghost || !c->ghost_ready || !c->racc || !c->recv_lc || build_sends(c))
         return tsync__oom(c->ctx);
-    c->memory += nr * (sizeof(*c->ghost) + 1) + nm * (sizeof(*c->mval) + 1) +
+    c->memory += nr * (sizeof(*c->ghost) + 1) + t->n_members * sizeof(*c->racc) +
                  t->n_messages * sizeof(*c->recv_lc) + c->sends.n * 20;
     return TSYNC_OK;
 }
@@ -123,17 +142,14 @@ void tsync__clc_replay_free(struct clc *c)
 {
     free(c->ghost);
     free(c->ghost_ready);
-    free(c->mval);
-    free(c->mready);
+    free(c->racc);
     free(c->recv_lc);
-    free(c->stamp);
     tsync__clc_list_free(&c->sends);
 }
 
 int tsync__clc_others_failed(struct clc *c)
 {
-    return tsync__fail(c->ctx, TSYNC_EIO, "%s: clc: another process of the replay failed",
-                       c->t->path);
+    return tsync__fail(c->ctx, TSYNC_EIO, "%s", TSYNC_OTHERS_FAILED);
 }
 
 int tsync__clc_agree(struct clc *c, int rc)
@@ -160,26 +176,25 @@ int tsync__clc_replay_backward(struct clc *c)
     for (size_t i = 0; i < t->n_messages && rc == TSYNC_OK; i++) {
         const struct tsync_message *m = &t->messages[i];
         if (clc_held(c, m->recv_loc) && !clc_held(c, m->send_loc) &&
-            tsync__clc_post(&out, &dest, &n, &cap, CLC_KEY_RECV | tsync__clc_message_id(c, i),
-                            c->out[m->recv_loc][m->recv_idx],
+            tsync__clc_post(&out, &dest, &n, &cap,
+                            (struct clc_msg){ CLC_KEY_RECV | tsync__clc_message_id(c, i),
+                                              c->out[m->recv_loc][m->recv_idx], 0, 0 },
                             tsync__location_holder(m->send_loc, t->n_locations, c->tr->n_ranks)))
             rc = tsync__oom(c->ctx);
     }
-    for (size_t k = 0; k < t->n_members && rc == TSYNC_OK; k++) {
-        const struct tsync_coll_member *m = &t->members[k];
-        if ((c->role[k] & CLC_RECV) && clc_held(c, m->loc) &&
-            tsync__clc_post_instance(c, c->inst[k], CLC_SEND, CLC_KEY_END | k,
-                                     c->out[m->loc][m->end_idx], &out, &dest, &n, &cap))
+    for (size_t k = 0; k < t->n_members; k++) {
+        c->racc[k] = CLC_NONE;
+        if (rc == TSYNC_OK && (c->role[k] & CLC_RECV) &&
+            tsync__clc_post_member(c, k, 1, &out, &dest, &n, &cap))
             rc = tsync__oom(c->ctx);
     }
     if ((rc = tsync__clc_agree(c, rc)) == TSYNC_OK &&
         (rc = c->tr->exchange(c->tr->arg, out, dest, n, &in, &n_in)) == TSYNC_OK) {
         for (size_t i = 0; i < n_in; i++) {
-            uint64_t k = in[i].key & ~CLC_KEY_KIND;
             if ((in[i].key & CLC_KEY_KIND) == CLC_KEY_RECV)
-                c->recv_lc[tsync__message_at(c->t, k)] = in[i].value;
+                c->recv_lc[tsync__message_at(c->t, in[i].key & ~CLC_KEY_KIND)] = in[i].value;
             else
-                c->mval[k] = in[i].value;
+                tsync__clc_take_member(c, &in[i]);
         }
     }
     free(out);

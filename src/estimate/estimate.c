@@ -27,6 +27,7 @@ static void run_free(struct tsync__run *r)
     free(r->ev_last);
     tsync__spans_free(&r->spans);
     tsync__message_lists_free(r->lists, r->n_lists);
+    tsync__coll_whole_free(r->whole);
 }
 
 static int alloc_run(struct tsync__run *r)
@@ -228,18 +229,21 @@ static int run(tsync_estimate **out, const tsync_trace *t, struct tsync_message_
     return 0;
 }
 
-int tsync__estimate_run_part(tsync_map_set **out, const tsync_trace *t,
+int tsync__estimate_run_part(tsync_map_set **out, tsync_trace *t,
                              const tsync_estimate_opts *opts,
                              const struct tsync__est_transport *tr, tsync_ctx *ctx)
 {
     static const tsync_estimate_opts defaults = TSYNC_ESTIMATE_OPTS_INIT;
+    struct tsync_coll_whole *whole = t->whole;
     struct tsync__sample_opts so;
     struct tsync__run r;
     int rc;
 
     *out = NULL;
+    t->whole = NULL;
     rc = tsync__parts_agree(tr, setup(&r, &so, t, NULL, 0, opts ? opts : &defaults, ctx), ctx);
     r.tr = tr;
+    r.whole = whole;
     if (rc == 0 && (rc = tsync__parts_collect(&r, &so)) == 0) {
         event_ranges(&r);
         if ((rc = tsync__parts_ranges(&r)) == 0 &&

@@ -62,8 +62,9 @@ struct tsync__est_transport {
  * *out (every process): the maps of every location, as tsync_estimate_maps gives
  * them. Process 0 warns as tsync_estimate_run does. Every process calls it
  * together; a failure anywhere fails every process (its own error where it
- * happened). */
-int tsync__estimate_run_part(tsync_map_set **out, const tsync_trace *t,
+ * happened). Takes t->whole, the collective instances whose samples this process
+ * collects, and frees them once they are collected (also on failure). */
+int tsync__estimate_run_part(tsync_map_set **out, tsync_trace *t,
                              const tsync_estimate_opts *opts,
                              const struct tsync__est_transport *tr, tsync_ctx *ctx);
 

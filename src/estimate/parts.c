@@ -5,17 +5,18 @@
  *
  * Samples. Each process collects, with the serial collector (samples.c), the
  * samples of the messages its locations receive (the sends' times come with the
- * trace, t->send_time), of the collective instances q with q % processes == its
- * rank (its members' times sent to it by their holders) and, on process 0, of the
- * ClockOffset records (every process holds them all). A message and its answer
- * (seed 003's exchanges) are paired on the process of the pair's lower location,
- * to which every process sends the hops of its messages; the records' uncertainty
- * needs the 10th percentile of every exchange's margin, found by bisection over
- * the processes' counts. Every sample carries its key, its place among its pair's
- * samples of its kind in the serial collector's order, and goes to the process of
- * its pair (the pair's index among all pairs, sorted as the graph sorts them,
- * modulo the processes), which puts them in that order: each pair's samples are
- * the serial ones, in the serial order, and so is everything fitted from them.
+ * trace, t->send_time), of the collective instances it matched (src/replay/ keeps
+ * them whole, with their members' times: t->whole, freed once collected) and, on
+ * process 0, of the ClockOffset records (every process holds them all). A message
+ * and its answer (seed 003's exchanges) are paired on the process of the pair's
+ * lower location, to which every process sends the hops of its messages; the
+ * records' uncertainty needs the 10th percentile of every exchange's margin, found
+ * by bisection over the processes' counts. Every sample carries its key, its place
+ * among its pair's samples of its kind in the serial collector's order, and goes to
+ * the process of its pair (the pair's index among all pairs, sorted as the graph
+ * sorts them, modulo the processes), which puts them in that order: each pair's
+ * samples are the serial ones, in the serial order, and so is everything fitted
+ * from them.
  *
  * Pairs and graph. Each process fits its pairs (pairs.c) and sends process 0 their
  * kinds, weights and counts. Process 0 alone runs the graph's stages (references,
@@ -61,74 +62,6 @@ static int exchange(struct tsync__run *r, const void *v, size_t size, const uint
 }
 
 /* ---- samples --------------------------------------------------------------------------- */
-
-/* A member's times for the process that collects its instance: where they go in
- * its member_time[] (slot), and the times. */
-struct member_times {
-    uint64_t slot;
-    tsync_time begin, end;
-};
-
-/* part->member_time of this process's instances (q % processes == rank): every
- * member's begin and end, each process sending those of its locations. */
-static int member_times(struct tsync__run *r, tsync_time **out)
-{
-    const struct tsync_trace *t = r->t;
-    uint32_t np = r->tr->n_ranks;
-    uint64_t *base = calloc(np, sizeof(*base)), mine = 0;
-    struct member_times *v = NULL, *in = NULL;
-    uint32_t *dest = NULL;
-    size_t n = 0, n_in = 0;
-    tsync_time *mt = NULL;
-    int rc = TSYNC_ENOMEM;
-
-    if (!base)
-        goto out;
-    for (size_t q = 0; q < t->n_collectives; q++) {
-        const struct tsync_collective *co = &t->collectives[q];
-        for (uint32_t i = 0; i < co->n_members; i++)
-            n += tsync__held(t, t->members[co->first_member + i].loc);
-        if (q % np == r->tr->rank)
-            mine += co->n_members;
-    }
-    v = malloc((n ? n : 1) * sizeof(*v));
-    dest = malloc((n ? n : 1) * sizeof(*dest));
-    mt = malloc((mine ? 2 * mine : 1) * sizeof(*mt));
-    if (!v || !dest || !mt)
-        goto out;
-    n = 0;
-    for (size_t q = 0; q < t->n_collectives; q++) {
-        const struct tsync_collective *co = &t->collectives[q];
-        uint32_t p = (uint32_t)(q % np);
-        for (uint32_t i = 0; i < co->n_members; i++) {
-            const struct tsync_coll_member *m = &t->members[co->first_member + i];
-            const tsync_time *time = t->locations[m->loc].time;
-            if (!tsync__held(t, m->loc))
-                continue;
-            v[n] = (struct member_times){ base[p] + i, time[m->begin_idx], time[m->end_idx] };
-            dest[n++] = p;
-        }
-        base[p] += co->n_members;
-    }
-    rc = 0;
-out:
-    free(base);
-    if ((rc = tsync__parts_agree(r->tr, rc ? tsync__oom(r->ctx) : 0, r->ctx)) == 0 &&
-        (rc = exchange(r, v, sizeof(*v), dest, n, (void **)&in, &n_in)) == 0)
-        for (size_t i = 0; i < n_in; i++) {
-            mt[2 * in[i].slot] = in[i].begin;
-            mt[2 * in[i].slot + 1] = in[i].end;
-        }
-    free(v);
-    free(dest);
-    free(in);
-    if (rc) {
-        free(mt);
-        mt = NULL;
-    }
-    *out = mt;
-    return rc;
-}
 
 /* The hops of every process, those of the pairs of locations whose lower one is
  * held here in place of *hops. */
@@ -385,23 +318,22 @@ static int route_samples(struct tsync__run *r, struct tsync__sample_part *part)
 
 int tsync__parts_collect(struct tsync__run *r, const struct tsync__sample_opts *so)
 {
-    struct tsync__sample_part part = { r->tr->rank, r->tr->n_ranks, NULL, NULL, 0, 0 };
+    struct tsync__sample_part part = { r->tr->rank, r->tr->n_ranks, r->whole, NULL, 0, 0 };
     struct tsync__collector *c = NULL;
     struct tsync__graph local;
     struct tsync__intra mine;
     struct tsync__hop *hops = NULL;
     int64_t *margins = NULL, half_rtt = 0;
     size_t n_hops = 0, n_margins = 0;
-    tsync_time *mt = NULL;
     int rc, have = 0;
 
-    if ((rc = member_times(r, &mt)))
-        return rc;
-    part.member_time = mt;
     rc = tsync__graph_init(&local, r->t->n_domains, tsync__pair_free) ||
                  tsync__part_collector_new(&c, &local, r->t, so, &mine, &part) ||
                  tsync__collect_part_messages(c, &hops, &n_hops)
              ? tsync__oom(r->ctx) : 0;
+    tsync__coll_whole_free(r->whole);   /* collected */
+    r->whole = NULL;
+    part.whole = NULL;
     if ((rc = tsync__parts_agree(r->tr, rc, r->ctx)) == 0 &&
         (rc = route_hops(r, &hops, &n_hops)) == 0) {
         rc = tsync__collect_part_exchanges(c, hops, n_hops, &margins, &n_margins) ? tsync__oom(r->ctx)
@@ -415,7 +347,6 @@ int tsync__parts_collect(struct tsync__run *r, const struct tsync__sample_opts *
     }
     free(hops);
     free(margins);
-    free(mt);
     tsync__part_collector_free(c);
     if (rc == 0 && (rc = all_pairs(r, &local)) == 0 && (rc = sources(r, &local)) == 0 &&
         (rc = intra(r, &mine)) == 0)

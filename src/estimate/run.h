@@ -39,6 +39,7 @@ struct tsync__run {
     struct tsync__spans spans;        /* every location's busy intervals (max_gap > 0) */
     struct tsync_message_list *lists; /* taken from a trace read as message lists */
     size_t n_lists;
+    struct tsync_coll_whole *whole;   /* taken from a trace held in parts (parts.c) */
     struct tsync__pwl *maps;
     const struct tsync__est_transport *tr;  /* the processes holding the pairs (parts.c);
                                              * NULL: every pair is here */

@@ -206,7 +206,7 @@ struct collector {
     struct tsync__intra *intra;
     struct tsync__sample_part *part;  /* one process's part (parts.c), else NULL */
     uint64_t key, sub;           /* the source's key, and its samples so far (part) */
-    size_t member;               /* part: the instance's first member in member_time */
+    const struct tsync_coll_member *members; /* of the instances collected */
 };
 
 /* The sources of samples, in the order of their keys (struct tsync__keyed). */
@@ -503,9 +503,9 @@ static void coll_note(struct coll_ends *ce, int send, uint32_t d, tsync_loc loc,
 static tsync_time member_time(const struct collector *c, const struct tsync_collective *co,
                               uint32_t i, int end)
 {
-    const struct tsync_coll_member *m = &c->t->members[co->first_member + i];
+    const struct tsync_coll_member *m = &c->members[co->first_member + i];
     if (c->part)
-        return c->part->member_time[2 * (c->member + i) + (end != 0)];
+        return c->part->whole->times[2 * (co->first_member + i) + (end != 0)];
     return c->t->locations[m->loc].time[end ? m->end_idx : m->begin_idx];
 }
 
@@ -514,7 +514,7 @@ static void coll_note_sends(struct collector *c, struct coll_ends *ce,
                             const struct tsync_collective *co, uint32_t b, uint32_t e)
 {
     const struct tsync_location *L = c->t->locations;
-    const struct tsync_coll_member *m = &c->t->members[co->first_member];
+    const struct tsync_coll_member *m = &c->members[co->first_member];
     for (uint32_t i = b; i < e; i++)
         if (tsync__coll_role(co, &m[i]) & TSYNC_COLL_SENDS)
             coll_note(ce, 1, L[m[i].loc].domain, m[i].loc, member_time(c, co, i, 0));
@@ -540,7 +540,7 @@ static int add_collective(struct collector *c, struct coll_ends *ce,
                           const struct tsync_collective *co)
 {
     const struct tsync_location *L = c->t->locations;
-    const struct tsync_coll_member *m = &c->t->members[co->first_member];
+    const struct tsync_coll_member *m = &c->members[co->first_member];
     uint32_t n = co->n_members;
     int rc;
     ce->epoch++;
@@ -575,19 +575,20 @@ static int add_collective(struct collector *c, struct coll_ends *ce,
 /* The instances of this process's part (all of them, serially). */
 static int collect_collectives(struct collector *c)
 {
-    size_t first = c->part ? c->part->rank : 0, step = c->part ? c->part->n_ranks : 1;
+    const struct tsync_coll_whole *w = c->part ? c->part->whole : NULL;
+    const struct tsync_collective *co = w ? w->collectives : c->t->collectives;
+    size_t n = w ? w->n_collectives : c->part ? 0 : c->t->n_collectives;
     struct coll_ends ce;
     int rc = 0;
-    if (first >= c->t->n_collectives)
+    if (n == 0)
         return 0;
     if (coll_ends_init(&ce, c->t->n_domains))
         return TSYNC_ENOMEM;
-    c->member = 0;
-    for (size_t q = first; q < c->t->n_collectives && rc == 0; q += step) {
-        c->key = source_key(KEY_COLLECTIVE, q);
+    c->members = w ? w->members : c->t->members;
+    for (size_t q = 0; q < n && rc == 0; q++) {
+        c->key = source_key(KEY_COLLECTIVE, w ? w->ids[q] : q);
         c->sub = 0;
-        rc = add_collective(c, &ce, &c->t->collectives[q]);
-        c->member += c->t->collectives[q].n_members;
+        rc = add_collective(c, &ce, &co[q]);
     }
     coll_ends_free(&ce);
     return rc;

@@ -89,14 +89,13 @@ struct tsync__keyed {
 
 /* One process's part of the samples when several processes hold the trace in parts
  * (t->held): the messages its locations receive (t->send_time gives the sends held
- * elsewhere), the collective instances q with q % n_ranks == rank, whose members'
- * begin and end times are member_time[2 k] and [2 k + 1], k counting the members of
- * those instances in order, and on process 0 the ClockOffset records. Each sample
+ * elsewhere), the collective instances it matched, whole with their members' times
+ * (t->whole; NULL: none), and on process 0 the ClockOffset records. Each sample
  * goes to out[] (n_out of them) with its key instead of into its pair; g gets the
  * pairs with their sources. */
 struct tsync__sample_part {
     uint32_t rank, n_ranks;
-    const tsync_time *member_time;
+    const struct tsync_coll_whole *whole;
     struct tsync__keyed *out;
     size_t n_out, cap_out;
 };

@@ -38,7 +38,7 @@ int tsync__scan_flows(const struct tsync_collective *co, uint32_t k, uint32_t i)
     return co->cls == TSYNC_COLL_SCAN ? k <= i : k < i;
 }
 
-static int coll_cmp(const void *pa, const void *pb)
+int tsync__coll_rec_cmp(const void *pa, const void *pb)
 {
     const struct tsync_coll_rec *a = pa, *b = pb;
     if (a->comm != b->comm)
@@ -60,12 +60,9 @@ static uint32_t comm_rank_of(const struct tsync_trace *t, const struct tsync_com
     return TSYNC_NONE;
 }
 
-/* A member's record with its rank in the communicator, for ordering by rank. */
-struct ranked_rec { uint32_t comm_rank; const struct tsync_coll_rec *rec; };
-
 static int ranked_cmp(const void *pa, const void *pb)
 {
-    const struct ranked_rec *a = pa, *b = pb;
+    const struct tsync__ranked_rec *a = pa, *b = pb;
     return a->comm_rank < b->comm_rank ? -1 : a->comm_rank > b->comm_rank;
 }
 
@@ -103,17 +100,62 @@ static void set_roles(struct tsync_collective *c, struct tsync_coll_member *m,
     }
 }
 
+void tsync__coll_instance(const struct tsync_trace *t, uint32_t comm, uint64_t k, size_t nl,
+                          const struct tsync_coll_rec **recs, uint32_t nm,
+                          struct tsync__ranked_rec *ranked, struct tsync_collective *c,
+                          struct tsync_coll_member *m, tsync_ctx *ctx)
+{
+    uint64_t first = c->first_member;
+    if (nm != nl || (t->comms[comm].size && nm != t->comms[comm].size && k == 0))
+        tsync__warn(ctx, "%s: communicator %llu (%s): collective call %llu has %u of %u "
+                    "members recorded", t->path, (unsigned long long)t->comms[comm].ref,
+                    t->comms[comm].name, (unsigned long long)k, nm,
+                    t->comms[comm].size ? t->comms[comm].size : (uint32_t)nl);
+    memset(c, 0, sizeof(*c));
+    c->comm = comm;
+    c->op = recs[0]->op;
+    c->root = recs[0]->root;
+    c->cls = (uint8_t)tsync__coll_class(c->op);
+    c->n_members = nm;
+    c->first_member = first;
+    for (uint32_t i = 1; i < nm; i++) {
+        if (recs[i]->op != c->op) {
+            tsync__warn(ctx, "%s: communicator %llu: collective call %llu: location %llu "
+                        "records operation %u where others record %u", t->path,
+                        (unsigned long long)t->comms[comm].ref, (unsigned long long)k,
+                        (unsigned long long)t->locations[recs[i]->loc].ref, recs[i]->op, c->op);
+            break;
+        }
+    }
+    if ((c->cls == TSYNC_COLL_ONE_TO_N || c->cls == TSYNC_COLL_N_TO_ONE) && c->root == TSYNC_NONE)
+        c->cls = TSYNC_COLL_N_TO_N; /* no root recorded: every member may depend on all */
+    for (uint32_t i = 0; i < nm; i++) {
+        uint32_t cr = comm_rank_of(t, &t->comms[comm], recs[i]->loc);
+        ranked[i].comm_rank = cr == TSYNC_NONE ? i : cr;
+        ranked[i].rec = recs[i];
+    }
+    qsort(ranked, nm, sizeof(*ranked), ranked_cmp);
+    for (uint32_t i = 0; i < nm; i++) {
+        m[i].loc = ranked[i].rec->loc;
+        m[i].comm_rank = ranked[i].comm_rank;
+        m[i].begin_idx = ranked[i].rec->begin_idx;
+        m[i].end_idx = ranked[i].rec->end_idx;
+        recs[i] = ranked[i].rec;
+    }
+    set_roles(c, m, recs);
+}
+
 int tsync__match_collectives(struct tsync_trace *t, struct tsync_match_input *in, tsync_ctx *ctx)
 {
     struct tsync_coll_rec *r = in->colls;
     size_t n = in->n_colls, cap_c = 0, cap_m = 0;
     const struct tsync_coll_rec **recs = NULL;
-    struct ranked_rec *ranked = NULL;
+    struct tsync__ranked_rec *ranked = NULL;
     size_t *pos = NULL, *end = NULL;
     int rc = TSYNC_OK;
 
     if (n)
-        qsort(r, n, sizeof(*r), coll_cmp);
+        qsort(r, n, sizeof(*r), tsync__coll_rec_cmp);
     for (size_t a = 0; a < n;) {
         /* Records of one communicator: [a, b); per location runs [pos[k], end[k]). */
         size_t b = a, nl = 0;
@@ -138,54 +180,20 @@ int tsync__match_collectives(struct tsync_trace *t, struct tsync_match_input *in
         for (uint64_t k = 0;; k++) {
             struct tsync_collective c;
             uint32_t nm = 0;
-            memset(&c, 0, sizeof(c));
             for (size_t l = 0; l < nl; l++)
                 if (pos[l] + k < end[l])
                     recs[nm++] = &r[pos[l] + k];
             if (nm == 0)
                 break;
-            if (nm != nl || (t->comms[comm].size && nm != t->comms[comm].size && k == 0))
-                tsync__warn(ctx, "%s: communicator %llu (%s): collective call %llu has %u of %u "
-                            "members recorded", t->path, (unsigned long long)t->comms[comm].ref,
-                            t->comms[comm].name, (unsigned long long)k, nm,
-                            t->comms[comm].size ? t->comms[comm].size : (uint32_t)nl);
-            c.comm = comm;
-            c.op = recs[0]->op;
-            c.root = recs[0]->root;
-            c.cls = (uint8_t)tsync__coll_class(c.op);
-            c.n_members = nm;
             c.first_member = t->n_members;
-            for (uint32_t i = 1; i < nm; i++) {
-                if (recs[i]->op != c.op) {
-                    tsync__warn(ctx, "%s: communicator %llu: collective call %llu: location %llu "
-                                "records operation %u where others record %u", t->path,
-                                (unsigned long long)t->comms[comm].ref, (unsigned long long)k,
-                                (unsigned long long)t->locations[recs[i]->loc].ref, recs[i]->op, c.op);
-                    break;
-                }
-            }
-            if ((c.cls == TSYNC_COLL_ONE_TO_N || c.cls == TSYNC_COLL_N_TO_ONE) && c.root == TSYNC_NONE)
-                c.cls = TSYNC_COLL_N_TO_N; /* no root recorded: every member may depend on all */
             if (tsync__reserve((void **)&t->members, &cap_m, t->n_members + nm, sizeof(*t->members)) ||
                 TSYNC_PUSH(t->collectives, t->n_collectives, cap_c, c)) {
                 rc = tsync__oom(ctx);
                 goto out;
             }
-            for (uint32_t i = 0; i < nm; i++) {
-                uint32_t cr = comm_rank_of(t, &t->comms[comm], recs[i]->loc);
-                ranked[i].comm_rank = cr == TSYNC_NONE ? i : cr;
-                ranked[i].rec = recs[i];
-            }
-            qsort(ranked, nm, sizeof(*ranked), ranked_cmp);
-            for (uint32_t i = 0; i < nm; i++) {
-                struct tsync_coll_member *m = &t->members[t->n_members + i];
-                m->loc = ranked[i].rec->loc;
-                m->comm_rank = ranked[i].comm_rank;
-                m->begin_idx = ranked[i].rec->begin_idx;
-                m->end_idx = ranked[i].rec->end_idx;
-                recs[i] = ranked[i].rec;
-            }
-            set_roles(&t->collectives[t->n_collectives - 1], &t->members[t->n_members], recs);
+            tsync__coll_instance(t, comm, k, nl, recs, nm, ranked,
+                                 &t->collectives[t->n_collectives - 1], &t->members[t->n_members],
+                                 ctx);
             t->n_members += nm;
         }
         a = b;

@@ -115,4 +115,84 @@ struct tsync__packet_pairing *tsync__packet_pairing_of(struct tsync_trace *t, ts
  * members with missing calls or differing operations. Fails only on ENOMEM. */
 int tsync__match_collectives(struct tsync_trace *t, struct tsync_match_input *in, tsync_ctx *ctx);
 
+/* The order tsync__match_collectives sorts the records in: by communicator, location
+ * and end event (a location's calls on a communicator in call order). */
+int tsync__coll_rec_cmp(const void *a, const void *b);
+
+/* A member's record with its rank in the communicator, for ordering by rank. */
+struct tsync__ranked_rec { uint32_t comm_rank; const struct tsync_coll_rec *rec; };
+
+/* Call k of communicator `comm` as an instance, from its members' records recs[0, nm)
+ * in location order (nl: how many locations record calls on comm; ranked: room for
+ * nm): *c (its first_member kept) and its members m[0, nm), sorted by rank, with
+ * their roles; recs end in the members' order. Warns about members missing and
+ * operations that differ. Cannot fail. */
+void tsync__coll_instance(const struct tsync_trace *t, uint32_t comm, uint64_t k, size_t nl,
+                          const struct tsync_coll_rec **recs, uint32_t nm,
+                          struct tsync__ranked_rec *ranked, struct tsync_collective *c,
+                          struct tsync_coll_member *m, tsync_ctx *ctx);
+
+/* ---- coll_part.c: collective instances held in parts (the MPI replay) -------------- */
+
+/* A member of a collective instance on its way from the process that matched the
+ * instance to the one that holds the member's location: the instance's index in
+ * the whole trace and the member's place among its members. */
+struct tsync__held_member {
+    uint64_t id;
+    struct tsync_coll_member m;
+    uint32_t pos;
+};
+
+/* What names an instance and reaches its other members' processes, once to each
+ * process that holds a member: its header, how many of its members send, and the
+ * first run of processes (first, last) of the set of those that hold its receiving
+ * members (runs[0]) and of those that hold its sending members (runs[1]), first >
+ * last for an empty set; further runs come as tsync__proc_run. */
+struct tsync__held_instance {
+    uint64_t id;
+    uint32_t comm, op, root, senders;
+    uint32_t runs[2][2];
+    uint8_t cls;
+};
+
+/* Processes first .. last hold members of instance id: a further run of its set
+ * `set` (0: of the receiving members, 1: of the sending ones). */
+struct tsync__proc_run {
+    uint64_t id;
+    uint32_t set, first, last;
+};
+
+/* What the processes that hold an instance's members get: records and their
+ * destination processes. */
+struct tsync__coll_routes {
+    struct tsync__held_member *held;
+    struct tsync__held_instance *inst;
+    struct tsync__proc_run *runs;
+    int *held_to, *inst_to, *runs_to;
+    size_t n_held, n_inst, n_runs;
+    size_t cap_held, cap_held_to, cap_inst, cap_inst_to, cap_runs, cap_runs_to;
+    uint64_t *pairs;             /* scratch */
+    uint32_t *procs;
+    size_t cap_pairs, cap_procs;
+};
+
+/* Appends to *r what the processes that hold the members of whole instance `id`
+ * (co, its members m) need, when n_ranks processes hold blocks of the trace's
+ * locations (tsync__location_holder): each its own members, the instance's header
+ * and the sets of processes that hold the receiving and the sending members. 0 or
+ * TSYNC_ENOMEM. */
+int tsync__coll_route(struct tsync__coll_routes *r, const struct tsync_trace *t, uint64_t id,
+                      const struct tsync_collective *co, const struct tsync_coll_member *m,
+                      uint32_t n_ranks);
+void tsync__coll_routes_free(struct tsync__coll_routes *r);
+
+/* This process's part of the collective instances, from every record
+ * tsync__coll_route made for it (in any order; the arrays are sorted here):
+ * t->collectives (n_members: those held here), t->members, t->coll_ids,
+ * t->coll_parts and t->proc_sets, each set once however many instances name it.
+ * 0 or TSYNC_ENOMEM (t then holds none). */
+int tsync__coll_part_build(struct tsync_trace *t, struct tsync__held_member *held, size_t n_held,
+                           struct tsync__held_instance *inst, size_t n_inst,
+                           struct tsync__proc_run *runs, size_t n_runs);
+
 #endif

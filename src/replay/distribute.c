@@ -12,18 +12,27 @@
  * the messages of its own locations, in the serial order, with their indices (a
  * message has one name everywhere).
  *
- * Collective records are matched by the serial matcher on the process of their
- * communicator (its index modulo the processes); the instances and members are
- * gathered to process 0, put in the serial order (by communicator, each in call
- * order) and sent to every process, which holds them all (32 bytes a member): the
- * part not yet distributed (README, "Known limits").
+ * Collective records are numbered as the serial matcher numbers their instances
+ * (by communicator, each communicator's calls in order: a reduction of the calls
+ * per communicator) and matched by the serial code on the process of their instance
+ * (its index modulo the processes), which sends each member to the process that
+ * holds its location, with the instance's index and the sets of processes of its
+ * receiving and sending members (match/coll_part.c). A process thus holds of every
+ * instance only the members of its own locations; process 0 warns, in the serial
+ * order, what the matching processes noted.
  *
  * For the estimate, each process also gets the send times of the messages its
- * locations receive from locations held elsewhere (t->send_time) and every
- * ClockOffset record (few: some per location), and the default grouping's clock
- * domains are split by the messages of all (tsync__trace_split, its counts reduced).
+ * locations receive from locations held elsewhere (t->send_time), the instances it
+ * matched whole with their members' times (t->whole, whose samples it collects), and
+ * every ClockOffset record (few: some per location), and the default grouping's
+ * clock domains are split by the messages of all (tsync__trace_split, its counts
+ * reduced).
  */
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +41,7 @@
 #include "replay/replay.h"
 #include "util/ctx.h"
 #include "util/str.h"
+#include "util/vec.h"
 
 /* Gathers n bytes at `buf` of every process to process 0, in process order: *all
  * (malloc'ed) and *n_all there. */
@@ -134,13 +144,15 @@ static int event_counts(tsync_trace *t, MPI_Comm comm, tsync_ctx *ctx)
 
 /* Sends each of the n elements (`size` bytes) at v to process dest[i] (none when
  * negative), in their order: *got (malloc'ed) holds the *n_got elements every
- * process sent here, in process order. */
-static int send_to(MPI_Comm comm, const void *v, size_t n, size_t size, const int *dest,
-                   void **got, size_t *n_got, tsync_ctx *ctx)
+ * process sent here, in process order. v is left grouped by destination: the
+ * elements are moved there in place (following the cycles of the permutation), not
+ * copied, which costs 8 bytes an element for a moment instead of another copy. */
+static int send_to(MPI_Comm comm, void *v, size_t n, size_t size, const int *dest, void **got,
+                   size_t *n_got, tsync_ctx *ctx)
 {
     int procs, *count = NULL, *in = NULL, *sdispl = NULL, *rdispl = NULL, rc = TSYNC_OK;
-    char *buf = malloc(n ? n * size : 1);
-    size_t total = 0;
+    size_t *place = malloc((n ? n : 1) * sizeof(*place)), total = 0, none = 0;
+    char *e = v, *tmp = malloc(size);
     MPI_Comm_size(comm, &procs);
     *got = NULL;
     *n_got = 0;
@@ -148,20 +160,38 @@ static int send_to(MPI_Comm comm, const void *v, size_t n, size_t size, const in
     in = malloc((size_t)procs * sizeof(*in));
     sdispl = calloc((size_t)procs, sizeof(*sdispl));
     rdispl = calloc((size_t)procs, sizeof(*rdispl));
-    if (!buf || !count || !in || !sdispl || !rdispl)
+    if (!place || !tmp || !count || !in || !sdispl || !rdispl)
         rc = tsync__oom(ctx);
     for (size_t i = 0; rc == TSYNC_OK && i < n; i++)
         if (dest[i] >= 0)
             count[dest[i]] += (int)size;
     for (int r = 1; rc == TSYNC_OK && r < procs; r++)
         sdispl[r] = sdispl[r - 1] + count[r - 1];
+    if (rc == TSYNC_OK && procs)
+        none = (size_t)(sdispl[procs - 1] + count[procs - 1]) / size;
+    /* Each element's place, those of one destination in their order, the ones
+     * without last; then each element into its place. */
+    for (size_t i = 0; rc == TSYNC_OK && i < n; i++) {
+        if (dest[i] < 0) {
+            place[i] = none++;
+            continue;
+        }
+        place[i] = (size_t)sdispl[dest[i]] / size;
+        sdispl[dest[i]] += (int)size;
+    }
     for (size_t i = 0; rc == TSYNC_OK && i < n; i++)
-        if (dest[i] >= 0) {
-            memcpy(buf + sdispl[dest[i]], (const char *)v + i * size, size);
-            sdispl[dest[i]] += (int)size;
+        while (place[i] != i) {
+            size_t j = place[i];
+            memcpy(tmp, e + j * size, size);
+            memcpy(e + j * size, e + i * size, size);
+            memcpy(e + i * size, tmp, size);
+            place[i] = place[j];
+            place[j] = j;
         }
     for (int r = 0; rc == TSYNC_OK && r < procs; r++)
         sdispl[r] -= count[r];
+    free(place);
+    free(tmp);
     if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK) {
         MPI_Alltoall(count, 1, MPI_INT, in, 1, MPI_INT, comm);
         for (int r = 0; r < procs; r++) {
@@ -172,13 +202,12 @@ static int send_to(MPI_Comm comm, const void *v, size_t n, size_t size, const in
             rc = tsync__oom(ctx);
     }
     if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK) {
-        MPI_Alltoallv(buf, count, sdispl, MPI_BYTE, *got, in, rdispl, MPI_BYTE, comm);
+        MPI_Alltoallv(v, count, sdispl, MPI_BYTE, *got, in, rdispl, MPI_BYTE, comm);
         *n_got = total / size;
     } else {
         free(*got);
         *got = NULL;
     }
-    free(buf);
     free(count);
     free(in);
     free(sdispl);
@@ -464,95 +493,323 @@ static int match_p2p(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm
     return TSYNC_OK;
 }
 
-/* An instance gathered to process 0, and its place there. */
-struct placed { uint32_t comm; size_t at; };
+/* A collective record on its way to the process that matches its instance: the
+ * instance's index in the whole trace, the member's events and their times as
+ * recorded (for the estimate), and whether it sent and received data. */
+struct routed_rec {
+    uint64_t id;
+    uint64_t begin_idx, end_idx;
+    tsync_time begin, end;
+    uint32_t loc, op, root;
+    uint8_t sent, received;
+};
 
-static int by_comm(const void *pa, const void *pb)
+static int by_instance(const void *pa, const void *pb)
 {
-    const struct placed *a = pa, *b = pb;
-    if (a->comm != b->comm)
-        return a->comm < b->comm ? -1 : 1;
+    const struct routed_rec *a = pa, *b = pb;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    return a->loc < b->loc ? -1 : a->loc > b->loc;
+}
+
+/* Warnings about instances, as made where they were matched: each an instance's
+ * index, the text's length and the text. */
+struct notes {
+    char *buf;
+    size_t n, cap;
+    uint64_t id;             /* the instance being matched */
+    int oom;
+};
+
+static void note(enum tsync_log_level level, const char *msg, void *payload)
+{
+    struct notes *w = payload;
+    uint32_t len = (uint32_t)strlen(msg);
+    (void)level;
+    if (tsync__reserve((void **)&w->buf, &w->cap, w->n + sizeof(w->id) + sizeof(len) + len, 1)) {
+        w->oom = 1;
+        return;
+    }
+    memcpy(w->buf + w->n, &w->id, sizeof(w->id));
+    memcpy(w->buf + w->n + sizeof(w->id), &len, sizeof(len));
+    memcpy(w->buf + w->n + sizeof(w->id) + sizeof(len), msg, len);
+    w->n += sizeof(w->id) + sizeof(len) + len;
+}
+
+/* A warning gathered to process 0: its instance and where its text starts. */
+struct placed_note { uint64_t id; size_t at; };
+
+static int by_note(const void *pa, const void *pb)
+{
+    const struct placed_note *a = pa, *b = pb;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
     return a->at < b->at ? -1 : a->at > b->at;
 }
 
-/* Process 0's instances (gathered from every process, each process's members
- * after the previous one's) put in the serial matcher's order: by communicator,
- * each communicator's in call order, with their members. */
-static int serial_order(tsync_trace *t, tsync_ctx *ctx)
+/* Every process's warnings about the instances it matched, warned by process 0 in
+ * the order of the instances, as the serial matcher warns. */
+static int warn_notes(struct notes *w, MPI_Comm comm, tsync_ctx *ctx)
 {
-    size_t n = t->n_collectives, m = 0;
-    struct placed *p = malloc((n ? n : 1) * sizeof(*p));
-    struct tsync_collective *co = malloc((n ? n : 1) * sizeof(*co));
-    struct tsync_coll_member *mb = malloc((t->n_members ? t->n_members : 1) * sizeof(*mb));
-    if (!p || !co || !mb) {
-        free(p);
-        free(co);
-        free(mb);
-        return tsync__oom(ctx);
+    struct placed_note *p = NULL;
+    size_t n_all = 0, n = 0, cap = 0;
+    char *all = NULL;
+    int rank, rc = w->oom ? tsync__oom(ctx) : TSYNC_OK;
+    MPI_Comm_rank(comm, &rank);
+    if ((rc = tsync__replay_agree(comm, rc, ctx)) ||
+        (rc = gather(comm, w->buf, w->n, (void **)&all, &n_all, ctx)) || rank != 0)
+        return rc;
+    for (size_t at = 0; at < n_all;) {
+        struct placed_note x = { 0, at };
+        uint32_t len;
+        memcpy(&x.id, all + at, sizeof(x.id));
+        memcpy(&len, all + at + sizeof(x.id), sizeof(len));
+        at += sizeof(x.id) + sizeof(len) + len;
+        if (TSYNC_PUSH(p, n, cap, x)) {
+            free(p);
+            free(all);
+            return tsync__oom(ctx);
+        }
     }
-    for (size_t q = 0; q < n; q++) {
-        t->collectives[q].first_member = m;
-        m += t->collectives[q].n_members;
-        p[q] = (struct placed){ t->collectives[q].comm, q };
-    }
-    qsort(p, n, sizeof(*p), by_comm);
-    m = 0;
-    for (size_t q = 0; q < n; q++) {
-        const struct tsync_collective *c = &t->collectives[p[q].at];
-        memcpy(&mb[m], &t->members[c->first_member], c->n_members * sizeof(*mb));
-        co[q] = *c;
-        co[q].first_member = m;
-        m += c->n_members;
+    if (n)
+        qsort(p, n, sizeof(*p), by_note);
+    for (size_t i = 0; i < n; i++) {
+        const char *at = all + p[i].at + sizeof(uint64_t);
+        uint32_t len;
+        memcpy(&len, at, sizeof(len));
+        tsync__warn(ctx, "%.*s", (int)len, at + sizeof(len));
     }
     free(p);
-    free(t->collectives);
-    free(t->members);
-    t->collectives = co;
-    t->members = mb;
+    free(all);
+    return TSYNC_OK;
+}
+/* The records of this process's locations (in->colls, freed), each with its
+ * instance's index in the whole trace (the serial matcher's: by communicator, each
+ * communicator's calls in order) and its times, sent to the process that matches
+ * the instance (its index modulo the processes): *out. Per communicator, *first
+ * gets the index of its first call and *nl how many locations record calls on it
+ * (malloc'ed; over every process). */
+static int route_records(struct routed_rec **out, size_t *n_out, uint64_t **first, uint64_t **nl,
+                         struct tsync_match_input *in, const tsync_trace *t, MPI_Comm comm,
+                         tsync_ctx *ctx)
+{
+    size_t n = in->n_colls, nc = t->n_comms ? t->n_comms : 1;
+    struct tsync_coll_rec *r = in->colls;
+    uint64_t *calls = calloc(nc, sizeof(*calls)), *locs = calloc(nc, sizeof(*locs)), base = 0;
+    struct routed_rec *v = malloc((n ? n : 1) * sizeof(*v));
+    int *dest = malloc((n ? n : 1) * sizeof(*dest)), size, rc;
+    void *got = NULL;
+
+    MPI_Comm_size(comm, &size);
+    rc = calls && locs && v && dest ? TSYNC_OK : tsync__oom(ctx);
+    if (rc == TSYNC_OK && n)
+        qsort(r, n, sizeof(*r), tsync__coll_rec_cmp);
+    /* A location's k-th call on a communicator is call k of it (the records of one
+     * location and communicator are in call order now). */
+    for (size_t i = 0, k = 0; rc == TSYNC_OK && i < n; i++) {
+        const tsync_time *time = t->locations[r[i].loc].time;
+        k = i && r[i].comm == r[i - 1].comm && r[i].loc == r[i - 1].loc ? k + 1 : 0;
+        v[i] = (struct routed_rec){ k, r[i].begin_idx, r[i].end_idx, time[r[i].begin_idx],
+                                    time[r[i].end_idx], r[i].loc, r[i].op, r[i].root,
+                                    r[i].sent > 0, r[i].received > 0 };
+        locs[r[i].comm] += k == 0;
+        if (k + 1 > calls[r[i].comm])
+            calls[r[i].comm] = k + 1;
+    }
+    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK) {
+        MPI_Allreduce(MPI_IN_PLACE, calls, (int)nc, MPI_UINT64_T, MPI_MAX, comm);
+        MPI_Allreduce(MPI_IN_PLACE, locs, (int)nc, MPI_UINT64_T, MPI_SUM, comm);
+        for (size_t c = 0; c < nc; c++) {     /* calls[c]: the index of comm c's first call */
+            uint64_t x = calls[c];
+            calls[c] = base;
+            base += x;
+        }
+        for (size_t i = 0; i < n; i++) {
+            v[i].id += calls[r[i].comm];
+            dest[i] = (int)(v[i].id % (uint64_t)size);
+        }
+        free(in->colls);
+        in->colls = NULL;
+        in->n_colls = 0;
+        rc = send_to(comm, v, n, sizeof(*v), dest, &got, n_out, ctx);
+    }
+    free(v);
+    free(dest);
+    if (rc) {
+        free(calls);
+        free(locs);
+        return rc;
+    }
+    *out = got;
+    *first = calls;
+    *nl = locs;
     return TSYNC_OK;
 }
 
-/* Collective records matched on the process of their communicator (its index
- * modulo the processes) by the serial matcher, the instances gathered to process
- * 0 and put in the serial order there, then sent to every process. Point-to-point
- * records are matched on the receivers' processes. Warnings about collective
- * calls come from process 0's communicators only. */
-static int match(tsync_trace *t, struct tsync_match_input *in, MPI_Comm comm, tsync_ctx *ctx)
+/* The communicator of instance id: the last whose first call is at or before it. */
+static uint32_t comm_of(const uint64_t *first, size_t nc, uint64_t id)
 {
-    int rank, size, *dest, rc;
-    void *got = NULL;
-    size_t n_got = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    if ((rc = match_p2p(t, in, comm, ctx)))
-        return rc;
-    free(in->recvs);
-    in->recvs = NULL;
-    in->n_recvs = 0;
-    dest = malloc((in->n_colls ? in->n_colls : 1) * sizeof(*dest));
-    rc = dest ? TSYNC_OK : tsync__oom(ctx);
-    for (size_t i = 0; rc == TSYNC_OK && i < in->n_colls; i++)
-        dest[i] = (int)(in->colls[i].comm % (uint32_t)size);
-    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
-        (rc = send_to(comm, in->colls, in->n_colls, sizeof(*in->colls), dest, &got, &n_got,
-                      ctx)) == TSYNC_OK) {
-        free(in->colls);
-        in->colls = got;
-        in->n_colls = in->cap_colls = n_got;
-        rc = tsync__match_collectives(t, in, ctx);
+    size_t lo = 0, hi = nc;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (first[mid] <= id)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    free(dest);
-    tsync__match_input_free(in);
-    if ((rc = tsync__replay_agree(comm, rc, ctx)))
-        return rc;
-    GATHER(t->collectives, t->n_collectives);
-    GATHER(t->members, t->n_members);
-    if (rank == 0 && rc == TSYNC_OK)
-        rc = serial_order(t, ctx);
-    if ((rc = tsync__replay_agree(comm, rc, ctx)))
-        return rc;
-    BROADCAST(t->collectives, t->n_collectives);
-    BROADCAST(t->members, t->n_members);
+    return (uint32_t)(lo - 1);
+}
+
+/* The instances whose records came here (r, sorted here), matched by the serial
+ * code (first, nl: route_records's): *routes gets what the processes of their
+ * members get, *notes the warnings, and *w (when not NULL) the instances whole,
+ * with their members' times. */
+static int match_instances(struct tsync__coll_routes *routes, struct notes *notes,
+                           struct tsync_coll_whole *w, struct routed_rec *r, size_t n,
+                           const uint64_t *first, const uint64_t *nl, const tsync_trace *t,
+                           uint32_t n_ranks, tsync_ctx *ctx)
+{
+    size_t nq = 0, most = 0, nc = t->n_comms ? t->n_comms : 1;
+    const struct tsync_coll_rec **recs = NULL;
+    struct tsync__ranked_rec *ranked = NULL;
+    struct tsync_coll_rec *rec = NULL;
+    struct tsync_coll_member *m = NULL;
+    tsync_ctx *quiet = NULL;
+    int rc = TSYNC_ENOMEM;
+
+    qsort(r, n, sizeof(*r), by_instance);
+    for (size_t a = 0, b; a < n; a = b, nq++) {
+        for (b = a; b < n && r[b].id == r[a].id; b++)
+            ;
+        most = b - a > most ? b - a : most;
+    }
+    recs = malloc((most ? most : 1) * sizeof(*recs));
+    ranked = malloc((most ? most : 1) * sizeof(*ranked));
+    rec = malloc((most ? most : 1) * sizeof(*rec));
+    if (w) {
+        w->collectives = malloc((nq ? nq : 1) * sizeof(*w->collectives));
+        w->ids = malloc((nq ? nq : 1) * sizeof(*w->ids));
+        w->members = malloc((n ? n : 1) * sizeof(*w->members));
+        w->times = malloc((n ? 2 * n : 1) * sizeof(*w->times));
+    } else {
+        m = malloc((most ? most : 1) * sizeof(*m));
+    }
+    if (!recs || !ranked || !rec || (w ? !w->collectives || !w->ids || !w->members || !w->times
+                                       : !m) ||
+        tsync_ctx_new(&quiet))
+        goto out;
+    tsync_ctx_set_log(quiet, note, notes);
+    for (size_t a = 0, b; a < n; a = b) {
+        struct tsync_collective co;
+        struct tsync_coll_member *mm = w ? &w->members[w->n_members] : m;
+        uint32_t comm = comm_of(first, nc, r[a].id), nm;
+        for (b = a; b < n && r[b].id == r[a].id; b++) {
+            const struct routed_rec *x = &r[b];
+            rec[b - a] = (struct tsync_coll_rec){ comm, x->loc, x->op, x->root, x->begin_idx,
+                                                  x->end_idx, x->sent, x->received };
+            recs[b - a] = &rec[b - a];
+        }
+        nm = (uint32_t)(b - a);
+        notes->id = r[a].id;
+        co.first_member = w ? w->n_members : 0;
+        tsync__coll_instance(t, comm, r[a].id - first[comm], nl[comm], recs, nm, ranked, &co, mm,
+                             quiet);
+        if (tsync__coll_route(routes, t, r[a].id, &co, mm, n_ranks))
+            goto out;
+        if (!w)
+            continue;
+        for (uint32_t i = 0; i < nm; i++) {   /* recs are in the members' order now */
+            const struct routed_rec *x = &r[a + (size_t)(recs[i] - rec)];
+            w->times[2 * (w->n_members + i)] = x->begin;
+            w->times[2 * (w->n_members + i) + 1] = x->end;
+        }
+        w->collectives[w->n_collectives] = co;
+        w->ids[w->n_collectives++] = r[a].id;
+        w->n_members += nm;
+    }
+    rc = TSYNC_OK;
+out:
+    free(recs);
+    free(ranked);
+    free(rec);
+    free(m);
+    tsync_ctx_free(quiet);
+    return rc ? tsync__oom(ctx) : TSYNC_OK;
+}
+
+/* The records of routes to the processes they are for, each process's part built
+ * from what came (tsync__coll_part_build). */
+static int deliver(tsync_trace *t, struct tsync__coll_routes *routes, MPI_Comm comm,
+                   tsync_ctx *ctx)
+{
+    void *held = NULL, *inst = NULL, *runs = NULL;
+    size_t n_held = 0, n_inst = 0, n_runs = 0;
+    int rc = send_to(comm, routes->held, routes->n_held, sizeof(*routes->held), routes->held_to,
+                     &held, &n_held, ctx);
+    if (rc == TSYNC_OK)
+        rc = send_to(comm, routes->inst, routes->n_inst, sizeof(*routes->inst), routes->inst_to,
+                     &inst, &n_inst, ctx);
+    if (rc == TSYNC_OK)
+        rc = send_to(comm, routes->runs, routes->n_runs, sizeof(*routes->runs), routes->runs_to,
+                     &runs, &n_runs, ctx);
+    tsync__coll_routes_free(routes);
+    if (rc == TSYNC_OK)
+        rc = tsync__replay_agree(comm, tsync__coll_part_build(t, held, n_held, inst, n_inst, runs,
+                                                              n_runs) ? tsync__oom(ctx) : TSYNC_OK,
+                                 ctx);
+    free(held);
+    free(inst);
+    free(runs);
+    return rc;
+}
+
+/* Collective records matched where their instances meet: each process sends its
+ * records to the process of their instance (route_records), which matches it with
+ * the serial code and sends each member to the process of its location, with what
+ * names the instance and reaches the others (match/coll_part.c): every process holds
+ * its own members only, and no process all of a communicator's records. Process 0
+ * warns what the processes noted, in the serial order. With `whole` each keeps the
+ * instances it matched whole, for the estimate (t->whole). Point-to-point records
+ * are matched on the receivers' processes. */
+static int match(tsync_trace *t, struct tsync_match_input *in, int whole, MPI_Comm comm,
+                 tsync_ctx *ctx)
+{
+    struct tsync_coll_whole *w = whole ? calloc(1, sizeof(*w)) : NULL;
+    struct tsync__coll_routes routes;
+    struct routed_rec *r = NULL;
+    struct notes notes;
+    uint64_t *first = NULL, *nl = NULL;
+    size_t n = 0;
+    int size, rc;
+
+    MPI_Comm_size(comm, &size);
+    memset(&routes, 0, sizeof(routes));
+    memset(&notes, 0, sizeof(notes));
+    if ((rc = match_p2p(t, in, comm, ctx)) == TSYNC_OK) {
+        free(in->recvs);
+        in->recvs = NULL;
+        in->n_recvs = 0;
+    }
+    if (whole && !w && rc == TSYNC_OK)
+        rc = tsync__oom(ctx);
+    if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
+        (rc = route_records(&r, &n, &first, &nl, in, t, comm, ctx)) == TSYNC_OK)
+        rc = tsync__replay_agree(comm, match_instances(&routes, &notes, w, r, n, first, nl, t,
+                                                       (uint32_t)size, ctx), ctx);
+    free(r);
+    free(first);
+    free(nl);
+    if (rc == TSYNC_OK)
+        rc = deliver(t, &routes, comm, ctx);
+    tsync__coll_routes_free(&routes);
+    if (rc == TSYNC_OK)
+        rc = warn_notes(&notes, comm, ctx);
+    free(notes.buf);
+    if (rc == TSYNC_OK) {
+        t->whole = w;
+        w = NULL;
+    }
+    tsync__coll_whole_free(w);
     return rc;
 }
 
@@ -633,13 +890,19 @@ int tsync__replay_open(tsync_trace **out, const char *path, const tsync_open_opt
     rc = tsync__trace_open_part(&t, &in, path, opts, (uint32_t)rank, (uint32_t)size, ctx);
     if ((rc = tsync__replay_agree(comm, rc, ctx)) == TSYNC_OK &&
         (rc = event_counts(t, comm, ctx)) == TSYNC_OK &&
-        (rc = match(t, &in, comm, ctx)) == TSYNC_OK && opts)
+        (rc = match(t, &in, opts != NULL, comm, ctx)) == TSYNC_OK && opts)
         rc = for_estimate(t, opts, comm, ctx);
     tsync__match_input_free(&in);
     if (rc) {
         tsync_trace_free(t);
         return rc;
     }
+#ifdef __GLIBC__
+    /* The matching's records, moved into place for the exchanges and freed in an
+     * order that leaves holes in the heap, which glibc does not give back by
+     * itself: tens of MB of a 10^6-message process for the rest of the run. */
+    malloc_trim(0);
+#endif
     *out = t;
     return TSYNC_OK;
 }

@@ -15,8 +15,8 @@
 #include "util/ctx.h"
 
 /* The time maps estimated by every process together, each applying them to its
- * own locations' times in tl. */
-static int mapped_times(tsync_timeline *tl, const tsync_trace *t, const tsync_estimate_opts *o,
+ * own locations' times in tl (the estimate takes t->whole). */
+static int mapped_times(tsync_timeline *tl, tsync_trace *t, const tsync_estimate_opts *o,
                         const struct tsync__est_transport *tr, MPI_Comm comm, tsync_ctx *ctx)
 {
     tsync_map_set *maps = NULL;

@@ -30,19 +30,41 @@ uint32_t tsync__location_holder(tsync_loc l, uint32_t n_locations, uint32_t n_ra
     return (uint32_t)((uint64_t)l * n_ranks / (n_locations ? n_locations : 1));
 }
 
-size_t tsync__message_at(const struct tsync_trace *t, uint64_t id)
+/* The index of id in ids[0, n) (ascending), or id itself without them. */
+static size_t index_of(const uint64_t *ids, size_t n, uint64_t id)
 {
-    size_t lo = 0, hi = t->n_messages;
-    if (!t->message_ids)
+    size_t lo = 0, hi = n;
+    if (!ids)
         return (size_t)id;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (t->message_ids[mid] < id)
+        if (ids[mid] < id)
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+size_t tsync__message_at(const struct tsync_trace *t, uint64_t id)
+{
+    return index_of(t->message_ids, t->n_messages, id);
+}
+
+size_t tsync__coll_at(const struct tsync_trace *t, uint64_t id)
+{
+    return index_of(t->coll_ids, t->n_collectives, id);
+}
+
+void tsync__coll_whole_free(struct tsync_coll_whole *w)
+{
+    if (!w)
+        return;
+    free(w->collectives);
+    free(w->members);
+    free(w->ids);
+    free(w->times);
+    free(w);
 }
 
 void tsync_trace_free(tsync_trace *t)
@@ -73,6 +95,10 @@ void tsync_trace_free(tsync_trace *t)
     free(t->send_time);
     free(t->collectives);
     free(t->members);
+    free(t->coll_ids);
+    free(t->coll_parts);
+    free(t->proc_sets);
+    tsync__coll_whole_free(t->whole);
     free(t->offsets);
     free(t->session_messages);
     tsync__message_lists_free(t->lists, t->n_lists);

@@ -103,6 +103,25 @@ struct tsync_collective {
     uint64_t first_member;
 };
 
+/* What a process of the MPI replay (src/replay/) holds of a collective instance
+ * besides the members of its own locations (trace->members): the instance's name
+ * and the processes of its other members (match/coll_part.c). */
+struct tsync_coll_part {
+    uint32_t senders;      /* its sending members held by other processes */
+    uint32_t to_recvs;     /* offsets into trace->proc_sets: the processes that hold */
+    uint32_t to_sends;     /* its receiving (sending) members, this one among them or not */
+};
+
+/* Collective instances with every member, and the members' begin and end times as
+ * recorded: those whose samples a process of sync's replay collects. */
+struct tsync_coll_whole {
+    size_t n_collectives, n_members;
+    struct tsync_collective *collectives;
+    struct tsync_coll_member *members;
+    uint64_t *ids;         /* per instance: its index among the whole trace's */
+    tsync_time *times;     /* per member: begin, end */
+};
+
 /* A communicator: its members as world ranks (index = rank in the comm). */
 struct tsync_comm {
     uint64_t ref;          /* OTF2 CommRef */
@@ -182,6 +201,16 @@ struct tsync_trace {
     struct tsync_collective *collectives;
     size_t n_members;
     struct tsync_coll_member *members;
+    uint64_t *coll_ids;         /* per instance: its index among the whole trace's, when
+                                 * the trace holds only the members of its held
+                                 * locations (a process of the replay, ascending);
+                                 * NULL: every member */
+    struct tsync_coll_part *coll_parts; /* per instance, with coll_ids */
+    uint32_t *proc_sets;        /* the sets of processes coll_parts name: at an offset, a
+                                 * count n, then n runs of processes (first, last) */
+    struct tsync_coll_whole *whole; /* a process of sync's replay: the instances whose
+                                 * samples it collects, until the estimate takes
+                                 * them; NULL otherwise */
     size_t n_offsets;
     struct tsync_clock_offset *offsets;
     size_t n_pairings;          /* packet captures: per pair of captures that share traffic */
@@ -209,6 +238,12 @@ uint32_t tsync__location_holder(tsync_loc l, uint32_t n_locations, uint32_t n_ra
 /* The index here of the message of index `id` in the whole trace, which this
  * process holds (t->message_ids ascend; without them, id). */
 size_t tsync__message_at(const struct tsync_trace *t, uint64_t id);
+
+/* The index here of the collective instance of index `id` in the whole trace, which
+ * this process holds members of (t->coll_ids ascend; without them, id). */
+size_t tsync__coll_at(const struct tsync_trace *t, uint64_t id);
+
+void tsync__coll_whole_free(struct tsync_coll_whole *w);
 
 /* Message i's send time as recorded, also where another process holds the sender
  * (t->send_time). */

@@ -5,9 +5,10 @@
  * 0's questions). On simulated runs (several nodes, ClockOffset records, every
  * collective class, mid-run sessions, a clock per rank, idle gaps between busy
  * periods), with each estimator and the global least squares, and on every N (one,
- * fewer than the locations, as many, more), every process's maps are those of
- * tsync_estimate_run, to the bit, and process 0 warns as it does. A failure on one
- * process fails them all, with its own error where it happened. */
+ * fewer than the locations, as many, more; each process collecting the samples of
+ * the collective instances it would match, coll_split.h), every process's maps are
+ * those of tsync_estimate_run, to the bit, and process 0 warns as it does. A failure
+ * on one process fails them all, with its own error where it happened. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 #include "tracesync/sim.h"
 #include "util/fs.h"
 
+#include "coll_split.h"
 #include "est_fixture.h"
 
 #define MAXP 10
@@ -223,6 +225,7 @@ static void run_parts(const tsync_trace *t, const tsync_estimate_opts *o, unsign
         assert_non_null(p[k].t.held);
         for (tsync_loc l = 0; l < t->n_locations; l++)
             p[k].t.held[l] = tsync__location_holder(l, t->n_locations, n) == k;
+        p[k].t.whole = cs_whole(t, k, n);
     }
     for (unsigned k = 0; k < n; k++)
         assert_int_equal(pthread_create(&th[k], NULL, process, &p[k]), 0);
@@ -238,6 +241,7 @@ static void procs_free(struct proc *p, unsigned n)
 {
     for (unsigned k = 0; k < n; k++) {
         free(p[k].t.held);
+        tsync__coll_whole_free(p[k].t.whole);
         tsync_map_set_free(p[k].maps);
     }
 }
@@ -424,6 +428,7 @@ static void test_failure(void **state)
         assert_true(p[k].t.held && p[k].t.send_time);
         for (tsync_loc l = 0; l < t->n_locations; l++)
             p[k].t.held[l] = tsync__location_holder(l, t->n_locations, 2) == k;
+        p[k].t.whole = cs_whole(t, k, 2);
     }
     p[1].t.messages = bad;
     for (unsigned k = 0; k < 2; k++)

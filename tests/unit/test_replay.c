@@ -2,7 +2,8 @@
  * replay paths of forward.c, backward.c, gamma.c, clc.c) without MPI: N threads
  * play N processes, each holding its block of locations, and talk through an
  * in-memory transport (a barrier around shared outboxes). On every trace and every
- * N (one, fewer than the locations, as many, more) each location's LC' and the
+ * N (one, fewer than the locations, as many, more; each process holding only its
+ * own members of the collective instances, coll_split.h) each location's LC' and the
  * stage's counts are tsync_clc_run's, to the bit: point-to-point messages,
  * each collective class, a cycle of messages (the forced location is agreed),
  * several passes of the gamma controller, ClockOffset pre-synchronization. A failure
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "clc/clc.h"
+#include "coll_split.h"
 #include "tracegen.h"
 
 #define MAXP 8
@@ -116,6 +118,7 @@ static void replay(const tsync_trace *t, const tsync_clc_opts *o, unsigned n, st
         p[k].t.held = calloc(t->n_locations, 1);
         for (tsync_loc l = 0; l < t->n_locations; l++)
             p[k].t.held[l] = tsync__location_holder(l, t->n_locations, n) == k;
+        cs_split(&p[k].t, t, k, n);
         assert_int_equal(pthread_create(&th[k], NULL, process, &p[k]), 0);
     }
     for (unsigned k = 0; k < n; k++)
@@ -127,6 +130,7 @@ static void procs_free(struct proc *p, unsigned n)
 {
     for (unsigned k = 0; k < n; k++) {
         free(p[k].t.held);
+        cs_free(&p[k].t);
         tsync_timeline_free(p[k].tl);
         tsync_clc_result_free(p[k].r);
     }
@@ -221,6 +225,33 @@ static void test_collectives(void **state)
     }
 }
 
+/* Instances of some locations only (on some processes only), scan and exscan among
+ * them in another order of ranks than of processes for none. */
+static void test_sub_collectives(void **state)
+{
+    tsync_clc_opts o = exact_opts();
+    (void)state;
+    assert_int_equal(same_as_serial("coll f scan -; coll g exscan -; coll h reduce 0;"
+                                    "L0@a: 0 50:b:g 60:e:g 100;"
+                                    "L1@a: 0 30:b:f 35:e:f 200:b:h 210:e:h;"
+                                    "L2@b: 0 70:b:g 72:e:g 205:b:h 206:e:h;"
+                                    "L3@c: 0 20:b:f 25:e:f 74:b:g 76:e:g", &o, 5)
+                         .corrected_collective, 3);
+}
+
+/* A cycle through a collective: L1 begins it only after a message that L0 sends
+ * after its end. L0, the lowest location waiting, goes on with the sends final so
+ * far (L2's, held by another process from 2 processes on), on every process count. */
+static void test_collective_cycle(void **state)
+{
+    tsync_clc_opts o = exact_opts();
+    (void)state;
+    assert_int_equal(same_as_serial("coll c allreduce -;"
+                                    "L0@a: 0 10:b:c 20:e:c 30:s:m 40;"
+                                    "L1@b: 0 10:r:m 20:b:c 30:e:c;"
+                                    "L2@c: 0 30:b:c 35:e:c", &o, 4).ignored, 1);
+}
+
 /* L0 and L1 each receive before sending to the other: the lowest location waiting
  * goes on without its send, on every process count. */
 static void test_cycle(void **state)
@@ -259,7 +290,7 @@ static void test_failure(void **state)
     t->locations[2].time[1] = (int64_t)1 << 61;
     replay(t, NULL, 2, p, &w);
     assert_int_equal(p[0].rc, TSYNC_EIO);
-    assert_non_null(strstr(p[0].error, "another process of the replay failed"));
+    assert_string_equal(p[0].error, TSYNC_OTHERS_FAILED);
     assert_int_equal(p[1].rc, TSYNC_EUNSUPPORTED);
     assert_non_null(strstr(p[1].error, "event 1"));
     procs_free(p, 2);
@@ -271,6 +302,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_p2p),
         cmocka_unit_test(test_collectives),
+        cmocka_unit_test(test_sub_collectives),
+        cmocka_unit_test(test_collective_cycle),
         cmocka_unit_test(test_cycle),
         cmocka_unit_test(test_passes_presync),
         cmocka_unit_test(test_failure),

@@ -16,6 +16,7 @@
 #include "match/match.h"
 #include "util/vec.h"
 
+#include "coll_split.h"
 #include "est_fixture.h"
 
 #define MU_INTRA 300
@@ -542,24 +543,17 @@ static void test_parts(void **state)
         struct tsync__intra in[4];
         struct tsync__hop *hops[4], *all = NULL;
         struct tsync__keyed *keyed = NULL;
-        tsync_time *mt[4];
+        struct tsync_coll_whole *whole[4];
         int64_t *margins = NULL;
         size_t n_hops[4], n_all = 0, n_margins = 0, n_keyed = 0;
         for (uint32_t p = 0; p < n; p++) {
-            size_t k = 0;
             part[p] = *t;
             part[p].send_time = send;
             assert_non_null(part[p].held = calloc(t->n_locations, 1));
             for (tsync_loc l = 0; l < t->n_locations; l++)
                 part[p].held[l] = tsync__location_holder(l, t->n_locations, n) == p;
-            assert_non_null(mt[p] = malloc(2 * t->n_members * sizeof(tsync_time)));
-            for (size_t q = p; q < t->n_collectives; q += n)
-                for (uint32_t i = 0; i < t->collectives[q].n_members; i++, k++) {
-                    const struct tsync_coll_member *m = &t->members[t->collectives[q].first_member + i];
-                    mt[p][2 * k] = t->locations[m->loc].time[m->begin_idx];
-                    mt[p][2 * k + 1] = t->locations[m->loc].time[m->end_idx];
-                }
-            sp[p] = (struct tsync__sample_part){ p, n, mt[p], NULL, 0, 0 };
+            whole[p] = cs_whole(t, p, n);
+            sp[p] = (struct tsync__sample_part){ p, n, whole[p], NULL, 0, 0 };
             assert_int_equal(tsync__graph_init(&g[p], t->n_domains, tsync__pair_free), 0);
             assert_int_equal(tsync__part_collector_new(&c[p], &g[p], &part[p], &o, &in[p], &sp[p]), 0);
             assert_int_equal(tsync__collect_part_messages(c[p], &hops[p], &n_hops[p]), 0);
@@ -599,7 +593,7 @@ static void test_parts(void **state)
             tsync__part_collector_free(c[p]);
             tsync__graph_free(&g[p]);
             free(sp[p].out);
-            free(mt[p]);
+            tsync__coll_whole_free(whole[p]);
             free(part[p].held);
         }
         free(all);

@@ -19,6 +19,20 @@ run 2 "$TRACESYNC" clc bad/eztrace_log.otf2 -o out
 contains err.txt "location 1610612733 (P#3T#0): event 64: the event file is truncated or corrupt"
 nothing_in out
 
+# A time beyond the clc's range on the last location: process 2 of 3, where the clc
+# meets it, says so; the others only that it failed.
+{
+    cat "$DATA/fixtures/basic.tsf"
+    echo "3 2305843009213693952 enter MPI_Finalize"
+} >far.tsf
+fixture far.tsf far/traces.otf2
+run 2 "$TRACESYNC" clc far/traces.otf2 -o out
+contains err.txt "far/traces.otf2: location 3: event 20: time"
+run 2 mpi 3 clc far/traces.otf2 -o out
+contains err.txt "tracesync-mpi clc: far/traces.otf2: location 3: event 20: time"
+[ "$(grep -c "tracesync-mpi clc:" err.txt)" -eq 1 ] || fail "the error is printed more than once"
+nothing_in out
+
 # OUTDIR that cannot be made (a file is in its place): process 0's error, no output.
 echo x >file
 run 2 mpi 2 clc "$DATA/eztrace-pingring/eztrace_log.otf2" -o file/out
