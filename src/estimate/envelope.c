@@ -128,6 +128,12 @@ int tsync__envelope_build(struct tsync__envelope *env, const struct tsync__pair_
     return rc;
 }
 
+/* fmaxl(a, b) without the call, NaNs as fmaxl takes them (the other value). */
+static long double larger(long double a, long double b)
+{
+    return a >= b || isnan(b) ? a : b;
+}
+
 /* The bulge of knot interval i: the most a curve with |y''| <= w leaves its chord. */
 static long double bulge_of(const struct tsync__knots *kv, size_t i, double w)
 {
@@ -175,20 +181,20 @@ static long double segment_bound(const struct tsync__envelope *env, const struct
             !knots_at(&env->lo, cl, f->x[k + end], &l) ||
             u + bulge_of(&env->up, *cu, w) < l - bulge_of(&env->lo, *cl, w))
             return INFINITY;
-        worst = fmaxl(worst, fmaxl(u - y, y - l));
+        worst = larger(worst, larger(u - y, y - l));
     }
     /* Every knot interval the segment meets, and the knots inside it. */
     /* The knots inside lie at or after f's point k. */
     for (size_t i = *iu; i <= eu; i++) {
-        bulge = fmaxl(bulge, bulge_of(&env->up, i, w));
+        bulge = larger(bulge, bulge_of(&env->up, i, w));
         if (i > *iu)
-            worst = fmaxl(worst, (long double)env->up.v[i].y -
+            worst = larger(worst, (long double)env->up.v[i].y -
                                      tsync__pwl_eval_from(f, k, (long double)env->up.v[i].x));
     }
     for (size_t i = *il; i <= el; i++) {
-        bulge = fmaxl(bulge, bulge_of(&env->lo, i, w));
+        bulge = larger(bulge, bulge_of(&env->lo, i, w));
         if (i > *il)
-            worst = fmaxl(worst, tsync__pwl_eval_from(f, k, (long double)env->lo.v[i].x) -
+            worst = larger(worst, tsync__pwl_eval_from(f, k, (long double)env->lo.v[i].x) -
                                      (long double)env->lo.v[i].y);
     }
     return worst + bulge;

@@ -13,18 +13,12 @@
 
 static void run_free(struct tsync__run *r)
 {
-    if (r->rfit)
-        for (size_t i = 0; i < r->g.n_edges; i++)
-            tsync__pair_fit_free(&r->rfit[i]);
     if (r->maps)
         for (uint32_t d = 0; d < r->g.n_domains; d++)
             tsync__pwl_free(&r->maps[d]);
     tsync__graph_free(&r->g);
-    free(r->rfit);
-    free(r->rdone);
     free(r->cuts);
     free(r->fallback);
-    free(r->up);
     free(r->maps);
     free(r->parent_edge);
     free(r->parent);
@@ -44,13 +38,12 @@ static int alloc_run(struct tsync__run *r)
     r->parent = malloc(n * sizeof(*r->parent));
     r->order = malloc(n * sizeof(*r->order));
     r->fallback = calloc(n, sizeof(*r->fallback));
-    r->up = calloc(n, sizeof(*r->up));
     r->maps = calloc(n, sizeof(*r->maps));
     r->ev_first = malloc(n * sizeof(*r->ev_first));
     r->ev_last = malloc(n * sizeof(*r->ev_last));
     e->dom = calloc(n, sizeof(*e->dom));
     e->names = calloc(n, sizeof(*e->names));
-    if (!r->parent_edge || !r->parent || !r->order || !r->fallback || !r->up || !r->maps ||
+    if (!r->parent_edge || !r->parent || !r->order || !r->fallback || !r->maps ||
         !r->ev_first || !r->ev_last || !e->dom || !e->names)
         return tsync__oom(r->ctx);
     for (uint32_t d = 0; d < r->t->n_domains; d++) {
@@ -166,8 +159,6 @@ static int fit(struct tsync__run *r)
         r->g.n_edges = 0;
     }
     if (tsync__graph_link(&r->g) || !(r->cuts = calloc(r->g.n_edges ? r->g.n_edges : 1, 1)) ||
-        !(r->rfit = calloc(r->g.n_edges ? r->g.n_edges : 1, sizeof(*r->rfit))) ||
-        !(r->rdone = calloc(r->g.n_edges ? r->g.n_edges : 1, 1)) ||
         (r->est && tsync__est_fit_edges(r)))
         return tsync__oom(r->ctx);
     return 0;

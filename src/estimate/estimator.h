@@ -13,8 +13,9 @@
  *             answer that follows it (seed 003, Eq. 3), or a measured offset
  *             (ClockOffset record)
  *
- * Swapping x and y (and ABOVE with BELOW) gives the same pair seen from the other
- * domain, which is how a pair is estimated in the direction a path needs.
+ * A pair is estimated once, with its lower domain's clock as x; seen from the
+ * other domain (x and y swapped, ABOVE and BELOW exchanged) its function is the
+ * inverse (tsync__pwl_invert).
  *
  * An estimator is a table of functions, as LTTV's sync modules are, with what the
  * reports say of it and what samples it needs; one line of the registry
@@ -239,6 +240,8 @@ struct tsync__pair_fit {
     struct tsync__windows windows;  /* the hull's pieces follow them where they bend */
     struct tsync__envelope envelope;
     int guaranteed;         /* the pieces' ranges are guaranteed (hull), not statistical */
+    struct tsync__pwl joined;       /* the pieces joined over their samples, drawn once:
+                                     * tsync__pwl_from_fit extends and cuts it */
 };
 
 /* Runs `est` over the samples (each kind sorted by x), splitting where add_sample
@@ -283,6 +286,12 @@ void tsync__envelope_free(struct tsync__envelope *env);
  * 0 or TSYNC_ENOMEM. */
 int tsync__pwl_from_fit(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
                         tsync_time to);
+
+/* The bound at x for `value` (absolute ticks of y) under the piece that holds at x,
+ * or outside every piece's samples the one nearest in time, with the wander margin:
+ * how far from `value` the function of tsync__pwl_from_fit may lie there. INFINITY
+ * without pieces or where that piece is one-sided. */
+double tsync__fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long double value);
 
 /* Lowers the bounds of f, a pair function from tsync__pwl_from_fit, where a piece
  * leaves its slope open: the nearest piece with a fixed slope, extrapolated with the

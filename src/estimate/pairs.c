@@ -1,6 +1,7 @@
-/* pairs.c - every pair of domains fitted by the estimator, in the direction a path
- * needs: the cuts a sparse pair needs, its weight in the graph (its error over
- * both domains' events), its function for the composition, its anchors for the
+/* pairs.c - every pair of domains fitted by the estimator once, with the lower
+ * domain's clock as x: the cuts a sparse pair needs, its weight in the graph (its
+ * error over both domains' events), its function for the composition in the
+ * direction a path needs (from hi's side the inverse of lo's), its anchors for the
  * global least squares.
  */
 #include <math.h>
@@ -94,20 +95,18 @@ static int cut_too_fine(const struct tsync__run *r, const struct tsync__pair_fit
     return *one_sided || open > fixed;
 }
 
-/* Fits edge ei's samples s (its own, first; or reflected, for hi's side) with the
- * cuts the pair needs, found on the first fit and kept for the other. */
-static int fit_with_cuts(struct tsync__run *r, size_t ei, const struct tsync__pair_samples *s,
-                         struct tsync__pair_fit *fit, int first)
+/* Fits edge ei's pair with the cuts it needs. */
+static int fit_with_cuts(struct tsync__run *r, size_t ei)
 {
-    const struct tsync__pair *pair = tsync__pair_of(&r->g.e[ei]);
+    struct tsync__pair *pair = tsync__pair_of(&r->g.e[ei]);
+    struct tsync__pair_fit *fit = &pair->fit;
     struct tsync__est_params p;
     int rc, one_sided;
     for (;;) {
-        pair_params(r, s, r->cuts[ei], &p);
-        if ((rc = tsync__fit_pair(fit, r->est, &p, s)))
+        pair_params(r, &pair->s, r->cuts[ei], &p);
+        if ((rc = tsync__fit_pair(fit, r->est, &p, &pair->s)))
             return rc;
-        if (!first || r->cuts[ei] == CUTS_NONE ||
-            !cut_too_fine(r, fit, &pair->s, &one_sided))
+        if (r->cuts[ei] == CUTS_NONE || !cut_too_fine(r, fit, &pair->s, &one_sided))
             return 0;
         if (r->cuts[ei] == CUTS_NO_GAP && !one_sided)
             return 0;
@@ -178,7 +177,11 @@ int tsync__est_fit_edges(struct tsync__run *r)
         int rc;
         if (tsync__parts_remote(r, i))
             continue;
-        if ((rc = fit_with_cuts(r, i, &pair->s, &pair->fit, 1)))
+        rc = fit_with_cuts(r, i);
+        /* The fit holds all the pair says from here on (a pair of 10^7 messages
+         * holds 160 MB of samples). */
+        tsync__pair_samples_free(&pair->s);
+        if (rc)
             return rc;
         pair->sum = fit_sum(&pair->fit);
         /* One-sided pieces among two-sided ones (a last message that crossed the
@@ -207,65 +210,103 @@ int tsync__est_fit_edges(struct tsync__run *r)
     return 0;
 }
 
-/* The fit of edge ei (held here) with domain d's clock as x (re-done from hi's
- * side once per edge). */
-static int up_fit(struct tsync__run *r, uint32_t d, uint32_t ei, const struct tsync__pair_fit **out)
+/* The pair's function with lo's clock as x over [from, to] of it, with the bounds
+ * the open slopes and the envelope allow. */
+static int lo_function(const struct tsync__pair_fit *fit, tsync_time from, tsync_time to,
+                       struct tsync__pwl *out)
 {
-    struct tsync__edge *e = &r->g.e[ei];
-    struct tsync__pair *pair = tsync__pair_of(e);
-    if (e->lo == d) {
-        *out = &pair->fit;
-        return 0;
-    }
-    if (!r->rdone[ei]) {
-        int rc;
-        /* The samples' last use: turned round in place, not copied (a pair of 10^7
-         * messages would hold them twice), and freed. */
-        if ((rc = tsync__pair_samples_reflect(&pair->s)))
-            return rc;
-        rc = fit_with_cuts(r, ei, &pair->s, &r->rfit[ei], 0);
-        tsync__pair_samples_free(&pair->s);
-        if (rc)
-            return rc;
-        r->rdone[ei] = 1;
-    }
-    *out = &r->rfit[ei];
-    return 0;
-}
-
-int tsync__est_fit_held(struct tsync__run *r, uint32_t d, uint32_t ei, struct tsync__fit_sum *out)
-{
-    const struct tsync__pair_fit *fit;
-    int rc = up_fit(r, d, ei, &fit);
-    if (rc == 0)
-        *out = fit_sum(fit);
+    int rc = tsync__pwl_from_fit(out, fit, from, to);
+    if (rc)
+        return rc;
+    tsync__pwl_open_bounds(fit, out);
+    if ((rc = tsync__envelope_bound(fit, out)))
+        tsync__pwl_free(out);
     return rc;
 }
 
-int tsync__est_tree_fit(struct tsync__run *r, uint32_t d, uint32_t ei)
+/* Times lie within +-2^62 ticks; so do the lo times looked for. */
+#define TIME_REACH 0x1p62L
+
+/* x moved by m ticks toward side (-1 earlier, 1 later), within +-2^62. */
+static tsync_time moved(tsync_time x, long double m, int side)
 {
-    if (tsync__parts_remote(r, ei))
-        return tsync__parts_ask_fit(r, d, ei, &r->up[d]);
-    return tsync__est_fit_held(r, d, ei, &r->up[d]);
+    long double v = (long double)x + side * m;
+    return (tsync_time)(v < -TIME_REACH ? -TIME_REACH : v > TIME_REACH ? TIME_REACH : v);
 }
 
-int tsync__est_pwl_held(struct tsync__run *r, uint32_t d, uint32_t ei, tsync_time *from,
+/* Where lo's clock reads when hi's reads y, by the line of the first piece that
+ * reaches y at its last sample (the last one beyond them), moved toward side by
+ * twice the pair's bound there and a tick: lo's function lies within that bound
+ * of the line. */
+static tsync_time lo_time_near(const struct tsync__pair_fit *fit, tsync_time y, int side)
+{
+    const struct tsync__pieces *ps = &fit->pieces;
+    size_t k = 0;
+    tsync_time x;
+    double b;
+    while (k + 1 < ps->n &&
+           (long double)ps->v[k].y0 + tsync__piece_eval(&ps->v[k], ps->v[k].x_last) < (long double)y)
+        k++;
+    x = piece_inverse(&ps->v[k], y);
+    b = tsync__fit_bound_at(fit, x, (long double)y);
+    return moved(x, isfinite(b) ? 2 * (long double)b + 1 : 1, side);
+}
+
+/* Attempts at reaching a range of hi's clock with lo's function, each moving its
+ * end twice as far as the one before, before the inverse's end is left unbounded. */
+#define REACH_TRIES 16
+
+/* The pair's function with hi's clock as x over [*from, *to] of it (*from > *to:
+ * over the pair's samples, which it then sets): lo's function over the lo times
+ * where hi's clock reads from and to, inverted (tsync__pwl_invert: a bound b of
+ * hi's clock is one of b / (1 - max_drift) of lo's, the least rate a clock runs at
+ * against another). Those lo times come from the pieces' lines, widened until lo's
+ * function reaches from and to. */
+static int hi_function(const struct tsync__run *r, const struct tsync__pair_fit *fit,
+                       tsync_time *from, tsync_time *to, struct tsync__pwl *out)
+{
+    const struct tsync__pieces *ps = &fit->pieces;
+    int whole = *from > *to, rc;
+    tsync_time xa = whole ? ps->v[0].x_first : lo_time_near(fit, *from, -1);
+    tsync_time xb = whole ? ps->v[ps->n - 1].x_last : lo_time_near(fit, *to, 1);
+    struct tsync__pwl f;
+    xb = xb > xa ? xb : xa;
+    for (int k = 0;; k++) {
+        if ((rc = lo_function(fit, xa, xb, &f)))
+            return rc;
+        if (whole) {
+            *from = f.y[0];
+            *to = f.y[f.n - 1];
+        }
+        if ((f.y[0] <= *from && f.y[f.n - 1] >= *to) || k == REACH_TRIES)
+            break;
+        /* lo's function runs at about hi's rate: the shortfall twice over, and
+         * twice that at each attempt. */
+        if (f.y[0] > *from)
+            xa = moved(xa, ldexpl(2 * ((long double)f.y[0] - *from) + 1, k), -1);
+        if (f.y[f.n - 1] < *to)
+            xb = moved(xb, ldexpl(2 * ((long double)*to - f.y[f.n - 1]) + 1, k), 1);
+        tsync__pwl_free(&f);
+    }
+    rc = tsync__pwl_invert(out, &f, *from, *to, 1 - (long double)r->params.max_drift);
+    tsync__pwl_free(&f);
+    return rc;
+}
+
+int tsync__est_pwl_held(const struct tsync__run *r, uint32_t d, uint32_t ei, tsync_time *from,
                         tsync_time *to, struct tsync__pwl *out)
 {
-    const struct tsync__pair_fit *fit;
-    int rc;
-    if ((rc = up_fit(r, d, ei, &fit)))
-        return rc;
+    const struct tsync__edge *e = &r->g.e[ei];
+    const struct tsync__pair_fit *fit = &tsync__pair_of(e)->fit;
     if (fit->pieces.n == 0)
         return 0;
+    if (d != e->lo)
+        return hi_function(r, fit, from, to, out);
     if (*from > *to) {
         *from = fit->pieces.v[0].x_first;
         *to = fit->pieces.v[fit->pieces.n - 1].x_last;
     }
-    if ((rc = tsync__pwl_from_fit(out, fit, *from, *to)))
-        return rc;
-    tsync__pwl_open_bounds(fit, out);
-    return tsync__envelope_bound(fit, out);
+    return lo_function(fit, *from, *to, out);
 }
 
 int tsync__est_up_pwl(void *ctx, uint32_t d, tsync_time *from, tsync_time *to,

@@ -21,8 +21,8 @@
  * Pairs and graph. Each process fits its pairs (pairs.c) and sends process 0 their
  * kinds, weights and counts. Process 0 alone runs the graph's stages (references,
  * shortest-path trees, composition, busy periods, the global least squares,
- * shifts, the result): what they need of a pair's fit (the other side's fit, the
- * pair's function over a range, its bound over a period, its anchors) it asks of
+ * shifts, the result): what they need of a pair's fit (the pair's function over a
+ * range from either end, its bound over a period, its anchors) it asks of
  * the pair's process, which answers from its fit (the transport's ask and serve).
  * The domains' maps then go to every process.
  */
@@ -437,9 +437,9 @@ int tsync__parts_gather(struct tsync__run *r)
 
 /* ---- process 0's questions -------------------------------------------------------------- */
 
-/* What process 0 asks: of one pair (fit, pwl), or of every pair the process holds
+/* What process 0 asks: of one pair (pwl), or of every pair the process holds
  * (errors: the domains' ranges follow the question; anchors). */
-enum { ASK_FIT, ASK_PWL, ASK_ERRORS, ASK_ANCHORS };
+enum { ASK_PWL, ASK_ERRORS, ASK_ANCHORS };
 
 struct question {
     uint32_t what, d;
@@ -537,11 +537,7 @@ static int answer(void *ctx, const void *qv, size_t n, void **out, size_t *n_out
     if (get(&rd, &q, sizeof(q)))
         return TSYNC_EINVAL;
     put(&a, &rc, sizeof(rc));
-    if (q.what == ASK_FIT) {
-        struct tsync__fit_sum s;
-        if ((rc = tsync__est_fit_held(r, q.d, (uint32_t)q.ei, &s)) == 0)
-            put(&a, &s, sizeof(s));
-    } else if (q.what == ASK_PWL) {
+    if (q.what == ASK_PWL) {
         struct tsync__pwl f = { 0, NULL, NULL, NULL };
         if ((rc = tsync__est_pwl_held(r, q.d, (uint32_t)q.ei, &q.from, &q.to, &f)) == 0) {
             uint64_t k = f.n;
@@ -601,18 +597,6 @@ static int short_answer(struct tsync__run *r)
 static uint32_t owner(const struct tsync__run *r, size_t ei)
 {
     return (uint32_t)(ei % r->tr->n_ranks);
-}
-
-int tsync__parts_ask_fit(struct tsync__run *r, uint32_t d, uint32_t ei, struct tsync__fit_sum *out)
-{
-    struct question q = { ASK_FIT, d, ei, 0, 0 };
-    struct reading rd = { NULL, NULL };
-    void *buf = NULL;
-    int rc = ask(r, owner(r, ei), &q, sizeof(q), &buf, &rd);
-    if (rc == 0 && get(&rd, out, sizeof(*out)))
-        rc = short_answer(r);
-    free(buf);
-    return rc;
 }
 
 int tsync__parts_ask_pwl(struct tsync__run *r, uint32_t d, uint32_t ei, tsync_time *from,

@@ -77,8 +77,6 @@ int tsync__est_build_tree(struct tsync__run *r, const uint32_t *comp_ref)
         e = &r->g.e[r->parent_edge[d]];
         e->in_tree = 1;
         r->parent[d] = e->lo == d ? e->hi : e->lo;
-        if ((rc = tsync__est_tree_fit(r, d, r->parent_edge[d])))
-            goto out;
     }
     /* A path over a pair whose pieces all see one direction has no two-sided bound;
      * one over a pair weighed infinite for a one-sided piece among two-sided ones

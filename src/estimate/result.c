@@ -68,6 +68,10 @@ static int fill_domains(struct tsync__run *r)
     for (uint32_t d = 0; d < e->n_domains; d++) {
         tsync_estimate_domain *dom = &e->dom[d];
         const struct tsync__pwl *f = &r->maps[d];
+        /* What the pair toward the parent rests on (one fit serves both ends). */
+        const struct tsync__fit_sum *up = r->parent_edge[d] == TSYNC__NONE
+                                              ? NULL
+                                              : &tsync__pair_of(&r->g.e[r->parent_edge[d]])->sum;
         tsync_time_map *map = NULL;
         uint32_t len = 0, users = 0;
         int rc;
@@ -82,7 +86,7 @@ static int fill_domains(struct tsync__run *r)
         dom->component = r->g.comp[d];
         dom->reference = e->comp_ref[dom->component];
         dom->kind = domain_kind(r, d, f);
-        dom->samples = r->parent_edge[d] == TSYNC__NONE ? 0 : r->up[d].samples;
+        dom->samples = r->parent_edge[d] == TSYNC__NONE ? 0 : up->samples;
         for (uint32_t v = d; r->parent[v] != TSYNC__NONE; v = r->parent[v]) {
             const tsync_estimate_sources *s = &tsync__pair_of(&r->g.e[r->parent_edge[v]])->from;
             dom->sources.messages += s->messages;
@@ -91,7 +95,7 @@ static int fill_domains(struct tsync__run *r)
             dom->sources.offsets += s->offsets;
         }
         dom->bound_s = dom->kind == TSYNC_BOUND_EXACT ? 0 : INFINITY;
-        dom->pieces = r->parent_edge[d] == TSYNC__NONE ? 1 : r->up[d].pieces;
+        dom->pieces = r->parent_edge[d] == TSYNC__NONE ? 1 : up->pieces;
         if (dom->kind == TSYNC_BOUND_ABSENT || !f->n)
             continue;
         if ((rc = make_map(r, f, dom->kind, &map)))

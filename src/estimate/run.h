@@ -33,10 +33,7 @@ struct tsync__run {
     uint32_t base;                    /* the domain of the trace's time base, or TSYNC__NONE */
     uint8_t base_how;                 /* TSYNC__REF_MASTER or TSYNC__REF_RANK0 */
     uint32_t *parent_edge, *parent, *order;
-    struct tsync__pair_fit *rfit;     /* per edge: the fit from hi's side, when a path needs it */
-    uint8_t *rdone;
     uint8_t *cuts;                    /* per edge: the cuts its fit makes (CUTS_...) */
-    struct tsync__fit_sum *up;        /* per domain: of its pair's fit toward its parent */
     uint8_t *fallback;                /* per domain: a path of some period has a FALLBACK edge */
     tsync_time *ev_first, *ev_last;
     struct tsync__spans spans;        /* every location's busy intervals (max_gap > 0) */
@@ -57,8 +54,9 @@ int tsync__est_check_opts(struct tsync__run *r, const tsync_estimate_opts *o,
  * rule, and why in words (r->e). 0 or TSYNC_ENOMEM (reported). */
 int tsync__est_time_base(struct tsync__run *r, const tsync_estimate_opts *o);
 
-/* Fits every edge's pair held here with the lower domain's clock as x, and weighs
- * the edge (its kind, weight and pair->sum). 0 or TSYNC_ENOMEM. */
+/* Fits every edge's pair held here with the lower domain's clock as x, once (the
+ * other direction is its inverse), frees its samples, and weighs the edge (its
+ * kind, weight and pair->sum). 0 or TSYNC_ENOMEM. */
 int tsync__est_fit_edges(struct tsync__run *r);
 /* The largest bound of a pair's function over [from, to] of its lo's clock; -1
  * when out of memory. */
@@ -67,11 +65,9 @@ double tsync__est_pair_error_over(const struct tsync__pair_fit *fit, tsync_time 
 
 /* What the graph's stages ask of a pair, from the process that holds it (parts.c)
  * or here; each returns 0 or a negative TSYNC_E* code:
- *   tree_fit    the fit of edge ei with domain d's clock as x (the other side's
- *               done once per edge, on the samples turned round): r->up[d]
  *   up_pwl      the tree's pair functions (tsync__pair_fn; ctx is the run): d's
  *               toward its parent, with the bounds the open slopes and the envelope
- *               allow
+ *               allow (from hi's side, lo's function inverted)
  *   errors_over the largest bound of every edge's function over [lo[d], hi[d]] of
  *               its lo domain d's clock: w[] of r->g.n_edges (edges without pieces
  *               left as they are)
@@ -79,18 +75,16 @@ double tsync__est_pair_error_over(const struct tsync__pair_fit *fit, tsync_time 
  *               global least squares (an[] of r->g.n_edges): the ends of its
  *               pieces, and those of both domains' events where the pair
  *               extrapolates to them; the caller frees every an[i].v */
-int tsync__est_tree_fit(struct tsync__run *r, uint32_t d, uint32_t ei);
 int tsync__est_up_pwl(void *ctx, uint32_t d, tsync_time *from, tsync_time *to,
                       struct tsync__pwl *out);
 int tsync__est_errors_over(struct tsync__run *r, const tsync_time *lo, const tsync_time *hi,
                            double *w);
 int tsync__est_anchors(struct tsync__run *r, struct tsync__anchors *an);
 int tsync__est_anchored(const struct tsync__run *r, size_t ei);
-/* The same, of the pairs held here (the owner's answers, parts.c): tree_fit's
- * summary, up_pwl's function of d toward the other end of edge ei, errors_over's
- * of every edge held here, anchors of edge ei. */
-int tsync__est_fit_held(struct tsync__run *r, uint32_t d, uint32_t ei, struct tsync__fit_sum *out);
-int tsync__est_pwl_held(struct tsync__run *r, uint32_t d, uint32_t ei, tsync_time *from,
+/* The same, of the pairs held here (the owner's answers, parts.c): up_pwl's
+ * function of d toward the other end of edge ei, errors_over's of every edge held
+ * here, anchors of edge ei. */
+int tsync__est_pwl_held(const struct tsync__run *r, uint32_t d, uint32_t ei, tsync_time *from,
                         tsync_time *to, struct tsync__pwl *out);
 int tsync__est_errors_held(const struct tsync__run *r, const tsync_time *lo, const tsync_time *hi,
                            double *w);
@@ -121,7 +115,6 @@ int tsync__parts_maps(tsync_map_set **out, struct tsync__run *r);
 /* The questions above, asked of the process that holds edge ei's pair; those of
  * every edge (errors, anchors) of every other process, one question each, for
  * the edges held elsewhere. */
-int tsync__parts_ask_fit(struct tsync__run *r, uint32_t d, uint32_t ei, struct tsync__fit_sum *out);
 int tsync__parts_ask_pwl(struct tsync__run *r, uint32_t d, uint32_t ei, tsync_time *from,
                          tsync_time *to, struct tsync__pwl *out);
 int tsync__parts_ask_errors(struct tsync__run *r, const tsync_time *lo, const tsync_time *hi,

@@ -191,28 +191,6 @@ int tsync__pair_samples_sort(struct tsync__pair_samples *s)
     return 0;
 }
 
-int tsync__pair_samples_reflect(struct tsync__pair_samples *s)
-{
-    struct tsync__pt *v = s->above;
-    size_t n = s->n_above, cap = s->cap_above;
-    s->above = s->below;
-    s->n_above = s->n_below;
-    s->cap_above = s->cap_below;
-    s->below = v;
-    s->n_below = n;
-    s->cap_below = cap;
-    for (size_t i = 0; i < s->n_above; i++)
-        s->above[i] = (struct tsync__pt){ s->above[i].y, s->above[i].x };
-    for (size_t i = 0; i < s->n_below; i++)
-        s->below[i] = (struct tsync__pt){ s->below[i].y, s->below[i].x };
-    for (size_t i = 0; i < s->n_exch; i++) {
-        tsync_time x = s->exch[i].x;
-        s->exch[i].x = s->exch[i].y;
-        s->exch[i].y = x;
-    }
-    return tsync__pair_samples_sort(s);
-}
-
 /* ---- collecting ---------------------------------------------------------------------- */
 
 struct collector {

@@ -127,11 +127,6 @@ int tsync__collect_part_offsets(struct tsync__collector *c, int have, int64_t ha
  * or TSYNC_ENOMEM. */
 int tsync__pair_samples_sort(struct tsync__pair_samples *s);
 
-/* The same samples seen from the other domain, in place: x and y swapped, ABOVE
- * and BELOW exchanged, sorted again (as a copy would be: the order of equal x is
- * that of the other side's arrays). 0 or TSYNC_ENOMEM (then not sorted). */
-int tsync__pair_samples_reflect(struct tsync__pair_samples *s);
-
 void tsync__pair_samples_free(struct tsync__pair_samples *s);
 
 /* Sorts points by x (from 4096 points stable: in place while they come nearly in

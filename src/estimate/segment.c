@@ -158,6 +158,8 @@ static int close_piece(struct tsync__pair_fit *fit, const struct tsync__estimato
     return rc;
 }
 
+static int join_pieces(struct tsync__pair_fit *fit);
+
 int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *est,
                     const struct tsync__est_params *params, const struct tsync__pair_samples *s)
 {
@@ -225,6 +227,8 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
     fit->guaranteed = est->guaranteed;
     if (!fit->rejected && (rc = tsync__envelope_build(&fit->envelope, s, &fit->pieces)))
         goto fail;
+    if ((rc = join_pieces(fit)))
+        goto fail;
     return 0;
 fail:
     if (state)
@@ -235,6 +239,7 @@ fail:
 
 void tsync__pair_fit_free(struct tsync__pair_fit *fit)
 {
+    tsync__pwl_free(&fit->joined);
     tsync__pieces_free(&fit->pieces);
     tsync__windows_free(&fit->windows);
     tsync__envelope_free(&fit->envelope);
@@ -278,20 +283,24 @@ static double joint_bound(const struct tsync__pair_fit *fit, size_t k0, size_t k
     return (double)b;
 }
 
-/* The piece whose samples hold x, or the one nearest in time (pieces not empty). */
-static size_t piece_holding(const struct tsync__pair_fit *fit, tsync_time x)
+/* The piece whose samples hold x, or the one nearest in time (pieces not empty),
+ * looked for from piece k on: the answer for a time at or before x (it only moves
+ * on with x), or 0. */
+static size_t piece_holding_from(const struct tsync__pair_fit *fit, size_t k, tsync_time x)
 {
     const struct tsync__piece *v = fit->pieces.v;
-    size_t k = 0;
     while (k + 1 < fit->pieces.n && x > v[k].x_last &&
            (x >= v[k + 1].x_first || v[k + 1].x_first - x < x - v[k].x_last))
         k++;
     return k;
 }
 
-/* The bound at x for `value` (absolute ticks) under the piece that holds at x, or
- * outside every piece's samples the one nearest in time. */
-static double fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long double value)
+static size_t piece_holding(const struct tsync__pair_fit *fit, tsync_time x)
+{
+    return piece_holding_from(fit, 0, x);
+}
+
+double tsync__fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long double value)
 {
     if (!fit->pieces.n)
         return INFINITY;
@@ -300,20 +309,28 @@ static double fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long
 
 /* ---- bounds of the maps --------------------------------------------------------------- */
 
+/* A fit and the piece holding the middle of the last segment asked for (the
+ * segments come in order of x). */
+struct holding {
+    const struct tsync__pair_fit *fit;
+    size_t k;
+};
+
 /* Over f's segment k where a piece whose slope the data leave open holds (at
  * either end or in the middle), or where a one-sided piece left no bound: the range
  * of the nearest piece whose data fix theirs, extrapolated with the wander margin,
  * which holds there too (convex in x: its larger end covers the segment). */
 static long double open_segment_bound(void *ctx, const struct tsync__pwl *f, size_t k)
 {
-    const struct tsync__pair_fit *fit = ctx;
+    struct holding *at = ctx;
+    const struct tsync__pair_fit *fit = at->fit;
     const struct tsync__piece *v = fit->pieces.v;
     tsync_time mid = f->x[k] + (f->x[k + 1] - f->x[k]) / 2;
     size_t h, j = SIZE_MAX;
     long double b = 0;
     if (!fit->pieces.n)
         return INFINITY;
-    h = piece_holding(fit, mid);
+    h = at->k = piece_holding_from(fit, at->k, mid);
     if (!v[h].open && isfinite(f->bound[k]) && isfinite(f->bound[k + 1]))
         return INFINITY;
     for (size_t i = 0; i < fit->pieces.n; i++)
@@ -334,7 +351,8 @@ static long double open_segment_bound(void *ctx, const struct tsync__pwl *f, siz
 
 void tsync__pwl_open_bounds(const struct tsync__pair_fit *fit, struct tsync__pwl *f)
 {
-    tsync__pwl_lower(f, open_segment_bound, (void *)fit);
+    struct holding at = { fit, 0 };
+    tsync__pwl_lower(f, open_segment_bound, &at);
 }
 
 /* Appends the point (x, value) with the bound of pieces [k0, k1]. */
@@ -595,8 +613,8 @@ static long double window_value(const struct tsync__pair_fit *fit, const struct 
 /* What the joined estimate reads from. */
 struct join {
     const struct tsync__pair_fit *fit;
-    const struct bend *bd;
-    const struct wspan *ws;
+    struct bend *bd;
+    struct wspan *ws;
 };
 
 /* The bent pieces' estimate at x, inside or next to piece k. */
@@ -674,23 +692,49 @@ static int join_local(struct tsync__pwl *out, const struct tsync__pair_fit *fit,
     return 0;
 }
 
+/* How fit's pieces bend and follow their windows (bends_init, borrows_init,
+ * wspans_init). 0 or TSYNC_ENOMEM. */
+static int join_init(struct join *j, const struct tsync__pair_fit *fit)
+{
+    const struct tsync__piece *v = fit->pieces.v;
+    size_t np = fit->pieces.n;
+    j->fit = fit;
+    j->bd = malloc(np * sizeof(*j->bd));
+    j->ws = malloc(np * sizeof(*j->ws));
+    if (!j->bd || !j->ws) {
+        free(j->bd);
+        free(j->ws);
+        return TSYNC_ENOMEM;
+    }
+    bends_init(j->bd, v, np);
+    borrows_init(j->bd, v, np, fit->wander);
+    wspans_init(j->ws, fit);
+    return 0;
+}
+
+static void join_free(struct join *j)
+{
+    free(j->bd);
+    free(j->ws);
+}
+
 /* Every piece joined, from min(from, first sample) to max(to, last sample). */
 static int join_all(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
                     tsync_time to)
 {
     const struct tsync__piece *v = fit->pieces.v;
     size_t np = fit->pieces.n;
-    struct bend *bd = malloc(np * sizeof(*bd));
-    struct wspan *ws = malloc(np * sizeof(*ws));
-    struct join j = { fit, bd, ws };
-    if (!bd || !ws || tsync__pwl_alloc(out, 2 * BEND_STEPS * np + 2 * np + fit->windows.n + 2)) {
-        free(bd);
-        free(ws);
+    struct join j;
+    const struct bend *bd;
+    const struct wspan *ws;
+    if (join_init(&j, fit))
+        return TSYNC_ENOMEM;
+    if (tsync__pwl_alloc(out, 2 * BEND_STEPS * np + 2 * np + fit->windows.n + 2)) {
+        join_free(&j);
         return TSYNC_ENOMEM;
     }
-    bends_init(bd, v, np);
-    borrows_init(bd, v, np, fit->wander);
-    wspans_init(ws, fit);
+    bd = j.bd;
+    ws = j.ws;
     if (from < v[0].x_first)
         add_point(out, fit, 0, 0, from, piece_value(&j, 0, (long double)from));
     for (size_t k = 0; k < np; k++) {
@@ -733,8 +777,67 @@ static int join_all(struct tsync__pwl *out, const struct tsync__pair_fit *fit, t
     }
     if (to > v[np - 1].x_last)
         add_point(out, fit, np - 1, np - 1, to, piece_value(&j, np - 1, (long double)to));
-    free(bd);
-    free(ws);
+    join_free(&j);
+    return 0;
+}
+
+/* The pieces joined from min(from, first sample) to max(to, last sample). */
+static int join(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
+                tsync_time to)
+{
+    return fit->windows.local ? join_local(out, fit, from, to) : join_all(out, fit, from, to);
+}
+
+static int join_pieces(struct tsync__pair_fit *fit)
+{
+    const struct tsync__pieces *ps = &fit->pieces;
+    memset(&fit->joined, 0, sizeof(fit->joined));
+    return ps->n ? join(&fit->joined, fit, ps->v[0].x_first, ps->v[ps->n - 1].x_last) : 0;
+}
+
+/* The joined estimate at x beyond the samples (before the first piece k = 0, after
+ * the last k = np - 1), as join draws it there. */
+static long double end_value(const struct join *j, size_t k, tsync_time x)
+{
+    const struct tsync__pair_fit *fit = j->fit;
+    if (fit->windows.local)
+        return held_curve(fit, &fit->pieces.v[piece_holding(fit, x)], x,
+                          tsync__curve_at(fit->windows.v, fit->windows.n, x));
+    return piece_value(j, k, (long double)x);
+}
+
+/* join's function over [from, to], from the pieces' joined function (fit->joined)
+ * and a point at each end beyond the samples; drawn whole where the point before
+ * the samples lies above them (it would raise their values). 0 or TSYNC_ENOMEM. */
+static int extend(struct tsync__pwl *all, const struct tsync__pair_fit *fit, tsync_time from,
+                  tsync_time to)
+{
+    const struct tsync__pwl *core = &fit->joined;
+    const struct tsync__piece *v = fit->pieces.v;
+    size_t np = fit->pieces.n;
+    int before = from < v[0].x_first, after = to > v[np - 1].x_last;
+    struct join j;
+    if ((before || after) && join_init(&j, fit))
+        return TSYNC_ENOMEM;
+    if (tsync__pwl_alloc(all, core->n + 2)) {
+        if (before || after)
+            join_free(&j);
+        return TSYNC_ENOMEM;
+    }
+    if (before)
+        add_point(all, fit, 0, 0, from, end_value(&j, 0, from));
+    if (before && core->n && all->y[0] > core->y[0]) {
+        join_free(&j);
+        tsync__pwl_free(all);
+        return join(all, fit, from, to);
+    }
+    for (size_t i = 0; i < core->n; i++)
+        if (tsync__pwl_push(all, core->x[i], core->y[i]))
+            all->bound[all->n - 1] = core->bound[i];
+    if (after)
+        add_point(all, fit, np - 1, np - 1, to, end_value(&j, np - 1, to));
+    if (before || after)
+        join_free(&j);
     return 0;
 }
 
@@ -744,7 +847,7 @@ static void add_end(struct tsync__pwl *out, const struct tsync__pwl *all,
 {
     long double y = tsync__pwl_eval(all, (long double)x);
     if (tsync__pwl_push(out, x, (tsync_time)llroundl(y)))
-        out->bound[out->n - 1] = fit_bound_at(fit, x, (long double)out->y[out->n - 1]);
+        out->bound[out->n - 1] = tsync__fit_bound_at(fit, x, (long double)out->y[out->n - 1]);
 }
 
 int tsync__pwl_from_fit(struct tsync__pwl *out, const struct tsync__pair_fit *fit, tsync_time from,
@@ -754,7 +857,7 @@ int tsync__pwl_from_fit(struct tsync__pwl *out, const struct tsync__pair_fit *fi
     memset(out, 0, sizeof(*out));
     if (fit->pieces.n == 0)
         return 0;
-    if (fit->windows.local ? join_local(&all, fit, from, to) : join_all(&all, fit, from, to))
+    if (extend(&all, fit, from, to))
         return TSYNC_ENOMEM;
     if (tsync__pwl_alloc(out, all.n + 2)) {
         tsync__pwl_free(&all);

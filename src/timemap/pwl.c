@@ -10,6 +10,12 @@
  *
  * (an error of h moves the argument of g; one tick for rounding), linear between
  * the points like both terms.
+ *
+ * Inversion. A pair estimated with one clock as x serves paths from either end: the
+ * other end's function is the inverse, f's points with x and y swapped. If the true
+ * function T is within b of f at x = f^-1(y) and its slope is at least s, then T
+ * reaches y within b / s of x: |T(x) - T(x*)| = |T(x) - y| <= b with T(x*) = y. On a
+ * segment both x and b are linear in y, so the points' bounds b / s cover it.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -76,31 +82,44 @@ long double tsync__pwl_eval(const struct tsync__pwl *f, long double x)
     return (long double)f->y[k] + seg_slope(f, k) * (x - (long double)f->x[k]);
 }
 
-long double tsync__pwl_eval_from(const struct tsync__pwl *f, size_t k, long double x)
+/* segment_of(f, x) for x at or after point k of f: from k on, for increasing x
+ * without a search each. */
+static size_t segment_from(const struct tsync__pwl *f, size_t k, long double x)
 {
-    if (f->n == 1)
-        return (long double)f->y[0] + (x - (long double)f->x[0]);
-    /* segment_of's answer: the last k < n - 1 with x_k <= x. */
+    if (f->n < 2)
+        return 0;
     if (k + 2 > f->n)
         k = f->n - 2;
     while (k + 2 < f->n && (long double)f->x[k + 1] <= x)
         k++;
+    return k;
+}
+
+long double tsync__pwl_eval_from(const struct tsync__pwl *f, size_t k, long double x)
+{
+    if (f->n == 1)
+        return (long double)f->y[0] + (x - (long double)f->x[0]);
+    k = segment_from(f, k, x);
     return (long double)f->y[k] + seg_slope(f, k) * (x - (long double)f->x[k]);
 }
 
-double tsync__pwl_bound(const struct tsync__pwl *f, long double x)
+/* The bound at x in segment k of f (segment_of's answer for x). */
+static double bound_in(const struct tsync__pwl *f, size_t k, long double x)
 {
-    size_t k;
     long double w;
     if (f->n == 1 || x <= (long double)f->x[0])
         return f->bound[0];
     if (x >= (long double)f->x[f->n - 1])
         return f->bound[f->n - 1];
-    k = segment_of(f, x);
     if (!isfinite(f->bound[k]) || !isfinite(f->bound[k + 1]))
         return INFINITY;
     w = (x - (long double)f->x[k]) / (long double)(f->x[k + 1] - f->x[k]);
     return (double)((1 - w) * f->bound[k] + w * f->bound[k + 1]);
+}
+
+double tsync__pwl_bound(const struct tsync__pwl *f, long double x)
+{
+    return bound_in(f, segment_of(f, x), x);
 }
 
 /* The steepest slope of f at x (both sides at a breakpoint). */
@@ -132,12 +151,14 @@ int tsync__pwl_identity(struct tsync__pwl *out, tsync_time from, tsync_time to)
     return 0;
 }
 
-/* Appends the point of g o h at x (skipped unless right of the last one). */
+/* Appends the point of g o h at x, at or after point k of h (skipped unless right of
+ * the last one). */
 static void put(struct tsync__pwl *out, const struct tsync__pwl *g, const struct tsync__pwl *h,
-                tsync_time x)
+                size_t k, tsync_time x)
 {
-    long double u = tsync__pwl_eval(h, (long double)x);
-    double bh = tsync__pwl_bound(h, (long double)x), bg = tsync__pwl_bound(g, u);
+    long double u = tsync__pwl_eval_from(h, k, (long double)x);
+    double bh = bound_in(h, segment_from(h, k, (long double)x), (long double)x);
+    double bg = tsync__pwl_bound(g, u);
     if (tsync__pwl_push(out, x, (tsync_time)llroundl(tsync__pwl_eval(g, u))))
         out->bound[out->n - 1] =
             isfinite(bh) && isfinite(bg)
@@ -152,7 +173,7 @@ int tsync__pwl_compose(struct tsync__pwl *out, const struct tsync__pwl *g,
     if (tsync__pwl_alloc(out, h->n + g->n + 1))
         return TSYNC_ENOMEM;
     for (size_t k = 0; k < h->n; k++) {
-        put(out, g, h, h->x[k]);
+        put(out, g, h, k, h->x[k]);
         if (k + 1 == h->n || h->y[k + 1] <= h->y[k])
             continue;
         /* g's breakpoints that h reaches inside this segment. */
@@ -162,7 +183,7 @@ int tsync__pwl_compose(struct tsync__pwl *out, const struct tsync__pwl *g,
             long double f = (long double)(g->x[j] - h->y[k]) / (long double)(h->y[k + 1] - h->y[k]);
             tsync_time x = h->x[k] + (tsync_time)llroundl(f * (long double)(h->x[k + 1] - h->x[k]));
             if (x > h->x[k] && x < h->x[k + 1])
-                put(out, g, h, x);
+                put(out, g, h, k, x);
         }
     }
     return 0;
@@ -205,6 +226,95 @@ tsync_time tsync__pwl_inverse(const struct tsync__pwl *f, tsync_time y)
         return f->x[lo];
     s = (long double)(f->x[lo + 1] - f->x[lo]) / (long double)(f->y[lo + 1] - f->y[lo]);
     return f->x[lo] + (tsync_time)llroundl(s * (long double)(y - f->y[lo]));
+}
+
+/* ---- the inverse with its bounds ------------------------------------------------------ */
+
+/* v as a double no smaller: a bound stays a promise. */
+static double rounded_up(long double v)
+{
+    double d = (double)v;
+    return (long double)d < v ? nextafter(d, INFINITY) : d;
+}
+
+/* A point of f^-1: at u it reads g, give or take c ticks. */
+struct inv_pt {
+    tsync_time u, g;
+    long double c;
+};
+
+/* The point of f^-1 for f's run [i, j] of one value, at the run's middle: the
+ * segments on either side of it are off the exact inverse by up to half the run. */
+static struct inv_pt inv_point(const struct tsync__pwl *f, size_t i, size_t j, long double s)
+{
+    struct inv_pt p;
+    long double c_i, c_j;
+    p.u = f->y[i];
+    p.g = f->x[i] + (f->x[j] - f->x[i]) / 2;
+    c_i = (long double)(p.g - f->x[i]) + (long double)f->bound[i] / s;
+    c_j = (long double)(f->x[j] - p.g) + (long double)f->bound[j] / s;
+    p.c = c_i > c_j ? c_i : c_j;
+    return p;
+}
+
+static void put_inv(struct tsync__pwl *out, tsync_time u, tsync_time g, long double c)
+{
+    if (tsync__pwl_push(out, u, g))
+        out->bound[out->n - 1] = rounded_up(c);
+}
+
+/* The point of f^-1 at u between its points a and b (a.u < u < b.u), rounded to a
+ * tick; the bound covers the rounding. */
+static void put_between(struct tsync__pwl *out, const struct inv_pt *a, const struct inv_pt *b,
+                        tsync_time u)
+{
+    long double w = (long double)(u - a->u) / (long double)(b->u - a->u);
+    long double d = w * (long double)(b->g - a->g);
+    tsync_time g = (tsync_time)llroundl(d);
+    long double c = isfinite(a->c) && isfinite(b->c) ? a->c + (b->c - a->c) * w : INFINITY;
+    put_inv(out, u, a->g + g, c + fabsl((long double)g - d));
+}
+
+/* The point of f^-1 at u, where u lies between a and b or, without a (beyond f's
+ * values), unbounded. */
+static void put_end(struct tsync__pwl *out, const struct tsync__pwl *f, const struct inv_pt *a,
+                    const struct inv_pt *b, tsync_time u)
+{
+    if (b->u == u)
+        put_inv(out, u, b->g, b->c);
+    else if (a)
+        put_between(out, a, b, u);
+    else
+        put_inv(out, u, tsync__pwl_inverse(f, u), INFINITY);
+}
+
+int tsync__pwl_invert(struct tsync__pwl *out, const struct tsync__pwl *f, tsync_time from,
+                      tsync_time to, long double min_slope)
+{
+    struct inv_pt prev = { 0, 0, 0 }, p;
+    int have_prev = 0, started = 0;
+    if (tsync__pwl_alloc(out, f->n + 2))
+        return TSYNC_ENOMEM;
+    for (size_t i = 0, j; i < f->n; i = j + 1, prev = p, have_prev = 1) {
+        for (j = i; j + 1 < f->n && f->y[j + 1] == f->y[i]; j++)
+            ;
+        p = inv_point(f, i, j, min_slope);
+        if (p.u < from)
+            continue;
+        if (!started) {
+            put_end(out, f, have_prev ? &prev : NULL, &p, from);
+            started = 1;
+        }
+        if (p.u >= to) {
+            put_end(out, f, have_prev ? &prev : NULL, &p, to);
+            return 0;
+        }
+        put_inv(out, p.u, p.g, p.c);
+    }
+    if (!started)
+        put_inv(out, from, tsync__pwl_inverse(f, from), INFINITY);
+    put_inv(out, to, tsync__pwl_inverse(f, to), INFINITY);
+    return 0;
 }
 
 /* ---- lowering and raising the bounds ----------------------------------------------------------- */

@@ -36,6 +36,16 @@ double tsync__pwl_bound(const struct tsync__pwl *f, long double x);
  * where an end segment is a clock step; x itself when f is empty). */
 tsync_time tsync__pwl_inverse(const struct tsync__pwl *f, tsync_time y);
 
+/* out = f^-1 over [from, to] of f's values, for f an estimate of a function whose
+ * slope is at least min_slope > 0 (a clock against another: 1 - max_drift). A true
+ * value within b of f(x) is reached within b / min_slope of x, so the bound at y is
+ * f's bound at f^-1(y) over min_slope, plus what rounding the ends to ticks moves;
+ * a flat run of f (a clock step) becomes one point at its middle, its bound
+ * widened by half the run. Where [from, to] reaches beyond f's values, out goes on
+ * as tsync__pwl_inverse does, unbounded. f is not empty; 0 or TSYNC_ENOMEM. */
+int tsync__pwl_invert(struct tsync__pwl *out, const struct tsync__pwl *f, tsync_time from,
+                      tsync_time to, long double min_slope);
+
 /* The identity over [from, to], bound 0. 0 or TSYNC_ENOMEM. */
 int tsync__pwl_identity(struct tsync__pwl *out, tsync_time from, tsync_time to);
 /* out = g o h, on the points of h and the points of h^-1 (points of g); bound

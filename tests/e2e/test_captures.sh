@@ -35,9 +35,9 @@ contains out.txt "server.pcap and client.pcap: 280 paired (139 one way, 141 the 
 json_eq report.json '[d["packet_pairs"][0][k] for k in ("b", "paired", "a_to_b", "b_to_a", "exchanges", "ambiguous", "undecided", "reversed_before", "reversed_after")]' "['client.pcap', 280, 139, 141, 237, 0, 0, 141, 0]"
 # ... and per pair of hosts: the same counts, client's map to server and its bound
 # (the offset put back, 40 ppm less its own drift against server's clock).
-contains out.txt "host pairs     server and client: 280 packets paired, 237 exchanges, 0 ambiguous keys; map client -> server: offset -2.5 s, drift -40.132 ppm, bound 1.722 us; received before sent: 141 before, 0 after"
+contains out.txt "host pairs     server and client: 280 packets paired, 237 exchanges, 0 ambiguous keys; map client -> server: offset -2.5 s, drift -40.134 ppm, bound 1.724 us; received before sent: 141 before, 0 after"
 json_eq report.json '[d["host_pairs"][0][k] for k in ("a", "b", "paired", "exchanges", "ambiguous", "undecided", "reversed_before", "reversed_after")]' "['server', 'client', 280, 237, 0, 0, 141, 0]"
-json_eq report.json '[(m["domain"], m["reference"], m["kind"], m["bound_s"]) for m in d["host_pairs"][0]["maps"]]' "[('server', 'server', 'exact', 0.0), ('client', 'server', 'bounded', 1.722e-06)]"
+json_eq report.json '[(m["domain"], m["reference"], m["kind"], round(m["bound_s"] * 1e9)) for m in d["host_pairs"][0]["maps"]]' "[('server', 'server', 'exact', 0), ('client', 'server', 'bounded', 1724)]"
 json_eq report.json 'round(d["host_pairs"][0]["maps"][1]["offset_s"], 4), round(d["host_pairs"][0]["maps"][1]["drift"] * 1e6, 1)' "(-2.5, -40.1)"
 # The exchanges are the regression's: the samples it kept and those it rejected.
 run 0 "$TRACESYNC" sync -q --estimator regression $lat "$C/server.pcap" client.pcap -o reg --report reg.json

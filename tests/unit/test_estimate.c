@@ -1,6 +1,6 @@
 /* test_estimate.c - tsync_estimate_run end to end on traces built by hand: the
  * truth within the reported bound on random linear clocks (property test, seed
- * printed), ClockOffset records as samples, exchange samples for the regression,
+ * printed), a pair's two directions agreeing, ClockOffset records as samples, exchange samples for the regression,
  * the grouping contradicted by the data, the JSON that `apply` reads, options. */
 #include <math.h>
 #include <setjmp.h>
@@ -108,7 +108,8 @@ static void test_truth_within_bound(void **state)
                 tsync_time x = l->time[i];
                 const struct clock *c = &clk[l->domain], *cr = &clk[ref];
                 double truth = cr->offset + (1 + cr->drift) * ((double)x - c->offset) / (1 + c->drift);
-                double got = (double)tsync_time_map_eval(dom->map, x);
+                double got = (double)tsync_time_map_eval(dom->map, x) -
+                             (double)tsync_estimate_component_shift(e, 0);
                 double bound = fx_map_bound(dom->map, x);
                 if (!(fabs(got - truth) <= bound + 1))
                     fail_msg("seed %u round %d: domain %u at %lld: map %.1f, truth %.1f, "
@@ -117,6 +118,67 @@ static void test_truth_within_bound(void **state)
             }
         }
         tsync_estimate_free(e);
+        tsync_trace_free(t);
+    }
+}
+
+/* The true offset of domain `to` at x of domain `from`'s clock, on its clock. */
+static double truth_of(const struct clock *clk, uint32_t from, uint32_t to, tsync_time x)
+{
+    return clk[to].offset + (1 + clk[to].drift) * ((double)x - clk[from].offset) / (1 + clk[from].drift);
+}
+
+/* One fit serves both ends of a pair: with either domain as the reference, the
+ * truth lies within both maps and, among the messages (beyond them each map's
+ * last segment reaches its own domain's events), the two maps are inverses of each
+ * other to the ticks they are rounded to, their bounds the same band, one in each
+ * clock's ticks (the inverse's divided by the least rate, 1 - max_drift). */
+static void test_two_directions(void **state)
+{
+    unsigned seed = fx_seed("test_two_directions");
+    (void)state;
+    for (int round = 0; round < 12; round++) {
+        struct clock clk[7];
+        double span = uniform(1e7, 5e9);
+        tsync_trace *t = random_trace(2, clk, span);
+        tsync_estimate_opts o = TSYNC_ESTIMATE_OPTS_INIT;
+        const tsync_estimate_domain *up, *down;
+        tsync_estimate *e[2];
+        int64_t shift[2];
+        for (uint32_t r = 0; r < 2; r++) {
+            o.reference = t->domains[r].name;
+            e[r] = fx_estimate(t, &o, NULL);
+            shift[r] = tsync_estimate_component_shift(e[r], 0);
+        }
+        up = tsync_estimate_get_domain(e[0], 1);     /* from the pair's hi side */
+        down = tsync_estimate_get_domain(e[1], 0);   /* its lo side */
+        assert_int_equal(up->kind, TSYNC_BOUND_BOUNDED);
+        assert_int_equal(down->kind, TSYNC_BOUND_BOUNDED);
+        assert_int_equal(up->pieces, down->pieces);
+        assert_int_equal(up->samples, down->samples);
+        for (tsync_loc loc = 0; loc < t->n_locations; loc++) {
+            const struct tsync_location *l = &t->locations[loc];
+            for (uint64_t i = 0; l->domain == 1 && i < l->n_events; i++) {
+                tsync_time x = l->time[i], y = tsync_time_map_eval(up->map, x) - shift[0];
+                tsync_time back = tsync_time_map_eval(down->map, y) - shift[1];
+                double bu = fx_map_bound(up->map, x), bd = fx_map_bound(down->map, y);
+                double at = ((double)x - clk[1].offset) / (1 + clk[1].drift);
+                int among = at > 0.1 * span && at < 0.9 * span;
+                /* down's bound holds over domain 0's events, where its points are. */
+                int covered = y >= tsync_time_map_local(down->map)[0] &&
+                              y <= tsync_time_map_local(down->map)[tsync_time_map_point_count(down->map) - 1];
+                if ((among && (llabs(back - x) > 2 ||
+                               fabs((bu - 1) * (1 - o.max_drift) - (bd - 1)) > 3)) ||
+                    !(fabs((double)y - truth_of(clk, 1, 0, x)) <= bu + 1) ||
+                    (covered && !(fabs((double)back - truth_of(clk, 0, 1, y)) <= bd + 1)))
+                    fail_msg("seed %u round %d: at %lld: %lld on the other clock (truth %.1f, "
+                             "bound %.1f), back at %lld (truth %.1f, bound %.1f)", seed, round,
+                             (long long)x, (long long)y, truth_of(clk, 1, 0, x), bu,
+                             (long long)back, truth_of(clk, 0, 1, y), bd);
+            }
+        }
+        tsync_estimate_free(e[0]);
+        tsync_estimate_free(e[1]);
         tsync_trace_free(t);
     }
 }
@@ -436,6 +498,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_truth_within_bound),
+        cmocka_unit_test(test_two_directions),
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_clock_offsets),
         cmocka_unit_test(test_busy_periods),
