@@ -56,7 +56,8 @@
 /* A line's slope counts where its strip, spread over the line's length, is at most
  * this (the hull's BEND_SLOPE): beyond the samples the curve goes on along it.
  * Else the line's value stands but not its slope, and beyond the samples the curve
- * takes no drift the data do not fix (a line through a busy second's few messages,
+ * follows the chord to a point far enough to fix one (end_slope), or takes no drift
+ * the data do not fix (a line through a busy second's few messages,
  * 200 ppm off, would be 100 us off after a sleep of half a second). */
 #define LOOSE_SLOPE 5e-7L
 
@@ -358,6 +359,23 @@ static tsync_time span_length(const struct side *s, const struct span *sp)
     return last - first;
 }
 
+/* The slope beyond the curve's end e (0: first, 1: last point) where the end's own
+ * line leaves it loose: the chord to the nearest point far enough for the two
+ * strips, spread over the distance, to fix it as LOOSE_SLOPE asks of a line; else
+ * none (1). Slope 0 there was tens of microseconds off a second past the end of a
+ * pair whose clocks differ by 30 ppm, where its sparse lines are loose at its ends. */
+static long double end_slope(const struct tsync__windows *w, int e)
+{
+    const struct tsync__window *a = &w->v[e ? w->n - 1 : 0];
+    for (size_t i = 1; i < w->n; i++) {
+        const struct tsync__window *b = &w->v[e ? w->n - 1 - i : i];
+        long double dx = (long double)(b->x - a->x);
+        if (fabsl(a->width) + fabsl(b->width) <= LOOSE_SLOPE * fabsl(dx))
+            return (b->y - a->y) / dx;
+    }
+    return 1;
+}
+
 /* The curve of K = k into w: a line at every step-th sample of the merged order, at
  * most `most` of them and a few a line's length (long lines change slowly). 0 or
  * TSYNC_ENOMEM (w empty). */
@@ -367,6 +385,7 @@ static int draw(struct tsync__windows *w, const struct side *s, size_t k, size_t
     size_t n = s[0].n + s[1].n, ia = 0, ib = 0, cap = 0, seen = 0;
     size_t step = n > most ? (n + most - 1) / most : 1;
     tsync_time last = 0;
+    int loose[2] = { 0, 0 };   /* the first and the last line's slope */
     step = k / 8 > step ? k / 8 : step;
     memset(w, 0, sizeof(*w));
     while (ia < s[0].n || ib < s[1].n) {
@@ -383,11 +402,17 @@ static int draw(struct tsync__windows *w, const struct side *s, size_t k, size_t
             continue;   /* the strip would turn past any clock's drift: no line here */
         win.x = last = x;
         win.y = (long double)x + ref + mid;
-        win.a = 1 + (fabsl(width) <= LOOSE_SLOPE * (long double)span_length(s, &sp) ? drift : 0);
+        loose[1] = fabsl(width) > LOOSE_SLOPE * (long double)span_length(s, &sp);
+        win.a = 1 + (loose[1] ? 0 : drift);
         win.width = width;
         if (TSYNC_PUSH(w->v, w->n, cap, win))
             goto fail;
+        if (w->n == 1)
+            loose[0] = loose[1];
     }
+    for (int e = 0; e < 2; e++)
+        if (w->n && loose[e])
+            w->v[e ? w->n - 1 : 0].a = end_slope(w, e);
     return 0;
 fail:
     tsync__windows_free(w);

@@ -1,9 +1,10 @@
 /* test_local_lines.c - local minimax lines (src/estimate/local_lines.c) through the
  * segment driver: a sparse pair on a wandering clock followed within tens of
  * microseconds where its hull pieces alone are hundreds off, a straight clock
- * given one long line, ten messages given Chebyshev's line (against a brute-force
- * search), and the cases that keep the pieces: messages that mostly wait, and a
- * strip that would turn past max_drift. The truth lies inside the bound throughout. */
+ * given one long line, two clocks' drift carried beyond the samples, ten messages
+ * given Chebyshev's line (against a brute-force search), and the cases that keep
+ * the pieces: messages that mostly wait, and a strip that would turn past
+ * max_drift. The truth lies inside the bound throughout. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -136,6 +137,40 @@ static void test_straight_clock_one_line(void **state)
     tsync__pair_fit_free(&f);
 }
 
+/* 28 ppm apart, wandering by 1 ppm with a period of 10 minutes. */
+static long double drifting(long double x)
+{
+    const long double period = 600e9L;
+    return 5e6L + x * (1 + 28e-6L) + 1e-6L * period / (2 * 3.14159265358979323846L) *
+                                        sinl(2 * 3.14159265358979323846L * x / period);
+}
+
+/* Two clocks 28 ppm apart, a message every 1.8 s each way: the lines at the ends
+ * are too short to fix their slopes (the strip is 98 us wide, the true latency's),
+ * and two seconds beyond the samples the curve goes on along the drift a longer
+ * stretch fixes, where slope 0 was 58 us off. */
+static void test_drift_beyond_the_ends(void **state)
+{
+    struct tsync__est_params p = defaults();
+    struct tsync__pair_samples s;
+    struct tsync__pair_fit f;
+    struct tsync__pwl w;
+    long double worst;
+    (void)state;
+    messages(&s, 2000, HOUR, drifting, 0);
+    assert_int_equal(tsync__fit_pair(&f, &tsync__hull_estimator, &p, &s), 0);
+    assert_true(f.windows.local);
+    assert_int_equal(tsync__pwl_from_fit(&w, &f, -2 * NS, HOUR + 2 * NS), 0);
+    worst = check_inside(&w, drifting, -2 * NS, 10 * NS, NS / 10);
+    if (!(worst < 5000))
+        fail_msg("%.0Lf ns off before the first message", worst);
+    worst = check_inside(&w, drifting, HOUR - 10 * NS, HOUR + 2 * NS, NS / 10);
+    if (!(worst < 5000))
+        fail_msg("%.0Lf ns off after the last message", worst);
+    tsync__pwl_free(&w);
+    tsync__pair_fit_free(&f);
+}
+
 /* The largest violation of the line y = x + c + a x over the samples. */
 static long double violation(const struct tsync__pair_samples *s, long double a, long double c)
 {
@@ -240,6 +275,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wandering_sparse_pair),
         cmocka_unit_test(test_straight_clock_one_line),
+        cmocka_unit_test(test_drift_beyond_the_ends),
         cmocka_unit_test(test_ten_messages_chebyshev),
         cmocka_unit_test(test_waiting_keeps_pieces),
         cmocka_unit_test(test_strip_past_max_drift),
