@@ -25,8 +25,8 @@
  * few milliseconds receives them all late), its middle is off by half the delay:
  * a window whose band is wider than WIDE times the pair's median is left out. The
  * middles are then smoothed by a straight line through each window and its h
- * neighbours on either side (the minima are noisy by the excess of the fastest
- * message each way), across the hull's pieces: the clock goes on where a piece
+ * neighbours on either side, near the ends its 2h nearest (the minima are noisy by
+ * the excess of the fastest message each way), across the hull's pieces: the clock goes on where a piece
  * ends, and a line that stops there bends its ends off. How far to smooth is the data's to say: a clock that
  * bends wants a short line, a straight one a long line that averages the noise away.
  * h is the span, among SMOOTH_MIN, 2 SMOOTH_MIN, ... SMOOTH_MAX, whose lines predict
@@ -164,11 +164,18 @@ static long double line_at(const struct sums *s, long double x, long double *b)
     return (s->y - *b * s->x) / s->n + *b * x;
 }
 
-/* The windows of i's span among n: h on either side of i. */
+/* The windows of i's span among n: h on either side of i, and near an end the 2h + 1
+ * nearest all the same (LOWESS's k nearest neighbours): a span cut at the end
+ * averaged half as many windows where the line's value is noisiest, at its end (four
+ * times the variance of its middle). Over the LAN pairs of bench_accuracy's (j)
+ * classes the largest errors, at the first and last seconds, fell from 1.9-3.3 us
+ * to 1.1-2.2 us. */
 static void span(size_t n, size_t i, size_t h, size_t *from, size_t *to)
 {
     *from = i > h ? i - h : 0;
-    *to = i + h < n - 1 ? i + h : n - 1;
+    if (n > 2 * h && *from > n - 1 - 2 * h)
+        *from = n - 1 - 2 * h;
+    *to = *from + 2 * h < n - 1 ? *from + 2 * h : n - 1;
 }
 
 /* The value at window i of the line through windows from..to, with i or without it
