@@ -837,6 +837,26 @@ static void test_curve_in_wide_band(void **state)
     tsync__pair_fit_free(&f);
 }
 
+/* A message every `step` each way from 0 to `end` between the clock x (true time)
+ * and truth(x), with LAN delays: TRUE_MU plus an exponential excess of 20 us on
+ * average (-20 us ln(u), u uniform in (0, 1]), from the generator state r. Returns
+ * how many each way; dn sorted. */
+static size_t lan_messages(struct tsync__pt *up, struct tsync__pt *dn, tsync_time step,
+                           tsync_time end, long double (*truth)(long double), uint32_t r)
+{
+    size_t n = 0;
+    for (tsync_time x = 0; x < end; x += step, n++) {
+        tsync_time d1 = TRUE_MU + (tsync_time)(-20000 * logl((lcg(&r) % 65536 + 1) / 65536.0L));
+        tsync_time d2 = TRUE_MU + (tsync_time)(-20000 * logl((lcg(&r) % 65536 + 1) / 65536.0L));
+        up[n].x = x;
+        up[n].y = (tsync_time)ceill(truth((long double)(x + d1))) - MU;
+        dn[n].x = x + step / 2 + d2 - MU;
+        dn[n].y = (tsync_time)floorl(truth((long double)(x + step / 2)));
+    }
+    qsort(dn, n, sizeof(*dn), pt_cmp);
+    return n;
+}
+
 /* A straight clock seen through noisy delays (exponential excess, 20 us on average,
  * as on a LAN): the fastest of 16 messages each way leaves a window's middle off by
  * about a microsecond, and the span chosen by cross-validation averages hundreds of
@@ -848,20 +868,9 @@ static void test_straight_clock_long_span(void **state)
     struct tsync__pair_fit f;
     struct tsync__pwl w;
     const tsync_time step = 50000000, end = 1000000000000;
-    uint32_t r = 4242;
-    size_t n = 0;
+    size_t n = lan_messages(up, dn, step, end, linear_truth, 4242);
     long double worst;
     (void)state;
-    for (tsync_time x = 0; x < end; x += step, n++) {
-        /* -20 us ln(u), u uniform in (0, 1] */
-        tsync_time d1 = TRUE_MU + (tsync_time)(-20000 * logl((lcg(&r) % 65536 + 1) / 65536.0L));
-        tsync_time d2 = TRUE_MU + (tsync_time)(-20000 * logl((lcg(&r) % 65536 + 1) / 65536.0L));
-        up[n].x = x;
-        up[n].y = (tsync_time)ceill(linear_truth((long double)(x + d1))) - MU;
-        dn[n].x = x + step / 2 + d2 - MU;
-        dn[n].y = (tsync_time)floorl(linear_truth((long double)(x + step / 2)));
-    }
-    qsort(dn, n, sizeof(*dn), pt_cmp);
     fit(&f, up, n, dn, n, p);
     assert_true(f.windows.n > 100);
     assert_int_equal(tsync__pwl_from_fit(&w, &f, 0, end), 0);
@@ -895,17 +904,7 @@ static void test_ends_as_good_as_middle(void **state)
     for (uint32_t run = 0; run < 60; run++) {
         struct tsync__pair_fit f;
         struct tsync__pwl w;
-        uint32_t r = 1000 + run;
-        size_t n = 0;
-        for (tsync_time x = 0; x < end; x += step, n++) {
-            tsync_time d1 = TRUE_MU + (tsync_time)(-20000 * logl((lcg(&r) % 65536 + 1) / 65536.0L));
-            tsync_time d2 = TRUE_MU + (tsync_time)(-20000 * logl((lcg(&r) % 65536 + 1) / 65536.0L));
-            up[n].x = x;
-            up[n].y = (tsync_time)ceill(wandering_truth((long double)(x + d1))) - MU;
-            dn[n].x = x + step / 2 + d2 - MU;
-            dn[n].y = (tsync_time)floorl(wandering_truth((long double)(x + step / 2)));
-        }
-        qsort(dn, n, sizeof(*dn), pt_cmp);
+        size_t n = lan_messages(up, dn, step, end, wandering_truth, 1000 + run);
         fit(&f, up, n, dn, n, p);
         assert_true(f.windows.n > 100);
         assert_int_equal(tsync__pwl_from_fit(&w, &f, 0, end), 0);
