@@ -495,6 +495,7 @@ static int parse_lines(struct csv_state *st, char **p, char *end, int eof, uint6
  * MAP_MARGIN bytes past the end it is given, so each chunk is parsed up to that
  * margin before its end; a line that a chunk cannot hold, the last chunk, and the
  * whole file where it cannot be mapped (a pipe, a device) are left to read_rows.
+ * A file cut short by another program while it is mapped raises SIGBUS.
  * *at: the offset of the first byte not parsed. Fails as parse_lines does. */
 static int map_rows(struct csv_state *st, int fd, uint64_t *lineno, off_t *at)
 {
