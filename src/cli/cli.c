@@ -300,15 +300,19 @@ int cli_write_report(const char *cmd, const char *opt, const char *text, const c
                      tsync_ctx *ctx)
 {
     size_t len = strlen(text);
-    char *line = malloc(len + 2);
+    char *line = NULL;
     int rc;
-    if (!line) {
-        fprintf(stderr, "tracesync %s: out of memory\n", cmd);
-        return -1;
+    /* Only a text without its newline is copied to have one: a maps file can be
+     * tens of MB. */
+    if (!len || text[len - 1] != '\n') {
+        if (!(line = malloc(len + 2))) {
+            fprintf(stderr, "tracesync %s: out of memory\n", cmd);
+            return -1;
+        }
+        memcpy(line, text, len);
+        memcpy(line + len, "\n", 2);
     }
-    memcpy(line, text, len);
-    memcpy(line + len, "\n", 2);
-    rc = tsync_write_text_output(path, line, ctx);
+    rc = tsync_write_text_output(path, line ? line : text, ctx);
     free(line);
     if (rc)
         fprintf(stderr, "tracesync %s: %s %s\n", cmd, opt, tsync_ctx_error(ctx));

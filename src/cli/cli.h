@@ -69,8 +69,9 @@ int cli_bad_option(const char *cmd, int c, char **argv);
  * with "tracesync <cmd>: <opt> <path>: <reason>" on stderr. */
 int cli_prepare_output(const char *cmd, const char *opt, const char *path);
 
-/* Writes `text` and a newline to the file `path` as an output of the command
- * (tsync_write_text_output: held with the others while ctx holds outputs).
+/* Writes `text` and a newline (unless it ends with one) to the file `path` as an
+ * output of the command (tsync_write_text_output: held with the others while ctx
+ * holds outputs).
  * Returns 0, or -1 with a message naming `opt` on stderr and nothing written. */
 int cli_write_report(const char *cmd, const char *opt, const char *text, const char *path,
                      tsync_ctx *ctx);

@@ -22,22 +22,21 @@ static int estimate_one(const char *path, const tsync_pipeline_opts *po, int jso
     }
     e = r->estimate;
     trace = r->trace;
-    if (json || outfile) {
-        size_t len;
-        if (!(text = tsync_estimate_json(e, trace, ctx))) {
-            rc = cli_fail(ctx, "estimate");
-            goto out;
-        }
-        len = strlen(text);
-        if (len && text[len - 1] == '\n')  /* the writers below add their own */
-            text[len - 1] = '\0';
+    if ((json || outfile) && !(text = tsync_estimate_json(e, trace, ctx))) {
+        rc = cli_fail(ctx, "estimate");
+        goto out;
     }
+    /* The file with the text's own newline: no copy of a maps file to add one. */
     if (outfile && cli_write_report("estimate", "-o", text, outfile, ctx)) {
         rc = EXIT_USAGE;
         goto out;
     }
-    if (json)
+    if (json) {
+        size_t len = strlen(text);
+        if (len && text[len - 1] == '\n')  /* printed with its own */
+            text[len - 1] = '\0';
         printf("%s%s\n", first ? "" : ",\n", text);
+    }
     else
         tsync_estimate_print(e, trace, stdout);
 out:

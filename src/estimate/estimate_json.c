@@ -264,6 +264,13 @@ static void put_json(struct tsync__text *b, const json_t *v, size_t flags)
     free(s);
 }
 
+/* The string s written just before p; where it begins. */
+static char *prefix(char *p, const char *s)
+{
+    size_t n = strlen(s);
+    return memcpy(p - n, s, n);
+}
+
 /* A map's segments as segments_of gives them, written as json_dumps would. */
 static void put_segments(struct tsync__text *b, const tsync_time_map *m)
 {
@@ -271,18 +278,23 @@ static void put_segments(struct tsync__text *b, const tsync_time_map *m)
     const tsync_time *x = m ? tsync_time_map_local(m) : NULL;
     const int64_t *bd = m ? tsync_time_map_bounds(m) : NULL;
     tsync__text_put(b, "[");
+    /* Each segment written backwards from its end, then appended. */
     for (size_t i = 0; i < n && (i + 1 < n || n == 1); i++) {
         size_t j = n == 1 ? i : i + 1;
-        tsync__text_put(b, i ? ",{\"from\":" : "{\"from\":");
-        tsync__text_i64(b, x[i]);
-        tsync__text_put(b, ",\"to\":");
-        tsync__text_i64(b, x[j]);
-        tsync__text_put(b, ",\"bound\":");
-        if (bd)
-            tsync__text_i64(b, bd[i] > bd[j] ? bd[i] : bd[j]);
-        else
-            tsync__text_put(b, "null");
-        tsync__text_put(b, "}");
+        char s[3 * TSYNC__I64_CHARS + 32], *p = s + sizeof(s);
+        *--p = '}';
+        if (bd) {
+            p = tsync__i64_text(p, bd[i] > bd[j] ? bd[i] : bd[j]);
+        } else {
+            p -= 4;
+            memcpy(p, "null", 4);
+        }
+        p = prefix(p, ",\"bound\":");
+        p = tsync__i64_text(p, x[j]);
+        p = prefix(p, ",\"to\":");
+        p = tsync__i64_text(p, x[i]);
+        p = prefix(p, i ? ",{\"from\":" : "{\"from\":");
+        tsync__text_putn(b, p, (size_t)(s + sizeof(s) - p));
     }
     tsync__text_put(b, "]");
 }

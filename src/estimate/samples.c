@@ -111,8 +111,11 @@ static int sample_cmp(const void *pa, const void *pb)
 static int sort_nearly(struct tsync__pt *v, size_t n, size_t budget)
 {
     for (size_t i = 1; i < n; i++) {
-        struct tsync__pt p = v[i];
+        struct tsync__pt p;
         size_t j = i;
+        if (v[i - 1].x <= v[i].x)
+            continue;           /* in place already, as most are: nothing to store */
+        p = v[i];
         while (j > 0 && v[j - 1].x > p.x) {
             v[j] = v[j - 1];
             j--;

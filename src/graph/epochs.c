@@ -110,23 +110,42 @@ static int sparse_spans(struct tsync__spans *sp, const struct tsync_trace *t, ts
     return rc;
 }
 
-static void bucket_add(struct bucket *b, tsync_time x)
+/* The times of one stream that fall in one bucket, in a row: summed here (in
+ * registers, where a bucket in memory is loaded and stored for each time), then
+ * added to their bucket at once. */
+struct run {
+    uint64_t k, at;        /* the bucket's index and its first offset */
+    tsync_time min, max;
+    uint64_t events;
+};
+
+static void run_flush(struct bucket *b, const struct run *r)
 {
-    if (b->events++ == 0 || x < b->min)
-        b->min = x;
-    if (b->events == 1 || x > b->max)
-        b->max = x;
+    if (!r->events)
+        return;
+    b += r->k;
+    if (!b->events || r->min < b->min)
+        b->min = r->min;
+    if (!b->events || r->max > b->max)
+        b->max = r->max;
+    b->events += r->events;
 }
 
-/* The bucket of offset d = x - first (the offsets of one stream of times mostly
- * rise): the one before, or d / g. *k is the bucket's index, *at its first offset. */
-static uint64_t bucket_of(uint64_t d, uint64_t g, uint64_t *k, uint64_t *at)
+/* Time x at offset d = x - first (the offsets of one stream mostly rise) to the
+ * location's buckets b: the run's bucket, or a run of the one d / g opened. */
+static inline void run_add(struct bucket *b, struct run *r, uint64_t d, uint64_t g, tsync_time x)
 {
-    if (d - *at >= g) {     /* also below *at, where the difference wraps */
-        *k = d / g;
-        *at = *k * g;
+    if (d - r->at >= g) {     /* also below r->at, where the difference wraps */
+        run_flush(b, r);
+        r->k = d / g;
+        r->at = r->k * g;
+        r->events = 0;
+        r->min = INT64_MAX;
+        r->max = INT64_MIN;
     }
-    return *k;
+    r->min = x < r->min ? x : r->min;
+    r->max = x > r->max ? x : r->max;
+    r->events++;
 }
 
 int tsync__spans_of_lists(struct tsync__spans *sp, const struct tsync_trace *t,
@@ -154,15 +173,18 @@ int tsync__spans_of_lists(struct tsync__spans *sp, const struct tsync_trace *t,
         tsync_loc s = m->send_loc, r = m->recv_loc;
         tsync_time fs = t->extents[s].first, fr = t->extents[r].first;
         int ds = base[s + 1] > base[s], dr = base[r + 1] > base[r];
-        uint64_t g = (uint64_t)max_gap, ks = 0, at_s = 0, kr = 0, at_r = 0;
+        uint64_t g = (uint64_t)max_gap;
+        struct run rs = { 0, 0, INT64_MAX, INT64_MIN, 0 }, rr = rs;
         for (size_t j = 0; j < m->n; j++) {
             if (ds)
-                bucket_add(&b[base[s] + bucket_of((uint64_t)(m->v[j].x - fs), g, &ks, &at_s)],
-                           m->v[j].x);
+                run_add(b + base[s], &rs, (uint64_t)(m->v[j].x - fs), g, m->v[j].x);
             if (dr)
-                bucket_add(&b[base[r] + bucket_of((uint64_t)(m->v[j].y - fr), g, &kr, &at_r)],
-                           m->v[j].y);
+                run_add(b + base[r], &rr, (uint64_t)(m->v[j].y - fr), g, m->v[j].y);
         }
+        if (ds)
+            run_flush(b + base[s], &rs);
+        if (dr)
+            run_flush(b + base[r], &rr);
     }
     for (tsync_loc l = 0; l < t->n_locations; l++) {
         struct tsync__span cur = { l, 0, 0, 0 };

@@ -676,20 +676,26 @@ void tsync__map_entry_text(struct tsync__text *out, const tsync_trace *t, uint32
     tsync__text_putn(out, s, len - 1);
     free(s);
     tsync__text_put(out, ",\"points\":[");
+    /* Each point (each bound) written backwards from its end, then appended. */
     for (size_t i = 0; i < m->n; i++) {
-        tsync__text_put(out, i ? ",[" : "[");
-        tsync__text_i64(out, m->local[i]);
-        tsync__text_put(out, ",");
-        tsync__text_i64(out, m->global[i]);
-        tsync__text_put(out, "]");
+        char b[2 * TSYNC__I64_CHARS + 4], *p = b + sizeof(b);
+        *--p = ']';
+        p = tsync__i64_text(p, m->global[i]);
+        *--p = ',';
+        p = tsync__i64_text(p, m->local[i]);
+        *--p = '[';
+        if (i)
+            *--p = ',';
+        tsync__text_putn(out, p, (size_t)(b + sizeof(b) - p));
     }
     tsync__text_put(out, "]");
     if (m->bounds) {
         tsync__text_put(out, ",\"bounds\":[");
         for (size_t i = 0; i < m->n; i++) {
+            char b[TSYNC__I64_CHARS + 1], *p = tsync__i64_text(b + sizeof(b), m->bounds[i]);
             if (i)
-                tsync__text_put(out, ",");
-            tsync__text_i64(out, m->bounds[i]);
+                *--p = ',';
+            tsync__text_putn(out, p, (size_t)(b + sizeof(b) - p));
         }
         tsync__text_put(out, "]");
     }

@@ -35,9 +35,9 @@ static const char PAIRS[201] = "000102030405060708091011121314151617181920212223
                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                "8081828384858687888990919293949596979899";
 
-void tsync__text_i64(struct tsync__text *t, int64_t v)
+char *tsync__i64_text(char *end, int64_t v)
 {
-    char b[24], *p = b + sizeof(b);
+    char *p = end;
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
     while (u >= 100) {          /* two digits at a time */
         p -= 2;
@@ -52,6 +52,12 @@ void tsync__text_i64(struct tsync__text *t, int64_t v)
     }
     if (v < 0)
         *--p = '-';
+    return p;
+}
+
+void tsync__text_i64(struct tsync__text *t, int64_t v)
+{
+    char b[TSYNC__I64_CHARS], *p = tsync__i64_text(b + sizeof(b), v);
     tsync__text_putn(t, p, (size_t)(b + sizeof(b) - p));
 }
 

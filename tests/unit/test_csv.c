@@ -246,7 +246,8 @@ static void test_spellings(void **state)
     free(odd.s);
 }
 
-/* A line longer than the read buffer (1 MiB) between ordinary ones. */
+/* A line longer than the read buffer (1 MiB) and a mapped chunk (4 MiB) between
+ * ordinary ones. */
 static void test_long_line(void **state)
 {
     struct text t = { NULL, 0, 0 };
@@ -272,6 +273,32 @@ static void test_long_line(void **state)
     assert_int_equal(tr->lists[2].n, 100);
     tsync_trace_free(tr);
     free(name);
+    free(t.s);
+}
+
+/* A file of several chunks that the reader maps (4 MiB each): every row as written,
+ * those across a chunk's end and those of the general way (a blank, a plus) too. */
+static void test_mapped(void **state)
+{
+    struct text t = { NULL, 0, 0 };
+    const int rows = 300000;   /* 11 MiB */
+    tsync_trace *tr;
+    (void)state;
+    put(&t, "send_location,send_time_ns,recv_location,recv_time_ns\n");
+    for (int i = 0; i < rows; i++) {
+        long long ts = (long long)i * 7919 * (i % 7 + 1) * (i % 13 ? 1 : 1000003);
+        put(&t, i % 1000 == 999 ? "a, %lld,b,+%lld\r\n" : "a,%lld,b,%lld\n", ts, ts + i % 97);
+    }
+    tr = open_lists("mapped.csv", t.s);
+    assert_int_equal(tr->n_lists, 1);
+    assert_int_equal(tr->lists[0].n, rows);
+    for (int i = 0; i < rows; i++) {
+        long long ts = (long long)i * 7919 * (i % 7 + 1) * (i % 13 ? 1 : 1000003);
+        if (tr->lists[0].v[i].x != ts || tr->lists[0].v[i].y != ts + i % 97)
+            fail_msg("row %d: %lld,%lld", i, (long long)tr->lists[0].v[i].x,
+                     (long long)tr->lists[0].v[i].y);
+    }
+    tsync_trace_free(tr);
     free(t.s);
 }
 
@@ -325,6 +352,7 @@ int main(void)
         cmocka_unit_test(test_many_locations),
         cmocka_unit_test(test_spellings),
         cmocka_unit_test(test_long_line),
+        cmocka_unit_test(test_mapped),
         cmocka_unit_test(test_errors_later),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
