@@ -151,17 +151,25 @@ static void progress_tty(const char *what, uint64_t done, uint64_t total, void *
 }
 
 /* SIGINT, SIGTERM, SIGHUP: the temporary output goes, then the signal ends the
- * process as it would have (exit status 128 + signal). */
+ * process as it would have (exit status 128 + signal). SIGBUS too, with a word on
+ * its likely cause: a CSV is read through a memory map, and a file that another
+ * program cuts short under it faults on the missing pages. */
 static void on_signal(int sig)
 {
+    static const char bus[] = "tracesync: bus error: an input file was cut short while it "
+                              "was read (by another program?); nothing was written\n";
     tsync_remove_temporary_outputs();
+    if (sig == SIGBUS) {
+        ssize_t said = write(STDERR_FILENO, bus, sizeof(bus) - 1);
+        (void)said;     /* where stderr is gone there is no one to tell */
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
 static void remove_output_on_signals(void)
 {
-    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGBUS };
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;

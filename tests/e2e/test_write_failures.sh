@@ -100,7 +100,8 @@ limited 2 1 "$TRACESYNC" sync big.csv -o csvfull -q
 contains err.txt "csvfull/big.csv: cannot write: File too large"
 nothing_in csvfull
 
-# SIGTERM or SIGINT while writing: the temporary output goes with the process.
+# SIGTERM, SIGINT or SIGBUS (a mapped input cut short) while writing: the temporary
+# output goes with the process.
 cat >killrun.py <<'P'
 import glob, os, subprocess, sys, time
 sig, outdir, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
@@ -115,7 +116,7 @@ if p.poll() is not None:
 p.send_signal(sig)
 print(-p.wait())
 P
-for sig in 15 2; do
+for sig in 15 2 7; do
     rm -rf killed
     [ "$(python3 killrun.py $sig killed "$TRACESYNC" sync big/trace.otf2 -o killed -q)" = $sig ] ||
         fail "signal $sig did not end the run"
