@@ -397,30 +397,25 @@ static int hull_add(void *state, const struct tsync__sample *s)
 /* How many of side's points p[0, k), from x > prev on, only join side's hull as
  * things stand when the other side's points come in between: each before x `end`
  * and within max_gap (gap) of the one before it on its side (so within it on both),
- * not wide, not beyond side's line, without a point of the other side at its x
- * (the other side's last, or one of o[0, no), which are in order of x), and with
- * room among the points held back. They are written there but not counted (see
- * commit). The hull is not wide, and both lines are set. Side's line is held in
- * registers: a store of a point could change it, for all the compiler knows. */
+ * not wide, not beyond side's line, and with room among the points held back.
+ * They are written there but not counted (see commit). The hull is not wide, and
+ * both lines are set: then a point that has the x of the other side's last, which
+ * may_move lets through to extreme_with, is kept there as well when it is not
+ * beyond its line (that point lies on the line's other side, and so on the far
+ * side of this one). Side's line is held in registers: a store of a point could
+ * change it, for all the compiler knows. */
 static inline size_t scan_side(const struct hull *h, const struct tsync__pt *p, size_t k,
-                               tsync_time end, tsync_time prev, int64_t gap,
-                               const struct tsync__pt *o, size_t no, int side)
+                               tsync_time end, tsync_time prev, int64_t gap, int side)
 {
     const struct chain *mine = &h->chain[side];
     struct tsync__pt *fresh = mine->fresh + mine->n_new, l = h->left[side];
     int64_t dx = h->dx[side], dy = h->dy[side];
-    tsync_time other_x = h->last[!side].x;
-    size_t i, j = 0;
+    size_t i;
     if (k > NEW_MAX - mine->n_new)
         k = NEW_MAX - mine->n_new;
     for (i = 0; i < k; i++) {
         struct tsync__pt q = p[i];
-        if (q.x >= end || q.x - prev > gap || outside(q) || q.x == other_x ||
-            beyond_narrow(dx, dy, l, q, side))
-            break;
-        while (j < no && o[j].x < q.x)
-            j++;
-        if (j < no && o[j].x == q.x)
+        if (q.x >= end || q.x - prev > gap || outside(q) || beyond_narrow(dx, dy, l, q, side))
             break;
         fresh[i] = q;
         prev = q.x;
@@ -449,8 +444,8 @@ static void commit(struct hull *h, const struct tsync__pt *p, size_t c, int side
 
 /* The points from *ia and *ib on that only join their hulls, as add_point would
  * take them in order of x, but each side's in one loop: the two sides meet only
- * where a point moves a line (or has the other side's x), and the other side's
- * points in between only join theirs. In rounds: up to BLOCK ABOVE points, up to
+ * where a point moves a line, and the other side's points in between only join
+ * theirs (see scan_side for the points at equal x). In rounds: up to BLOCK ABOVE points, up to
  * the first that may not join; the BELOW points before the next ABOVE point (at
  * equal x the ABOVE point comes first), up to the first that may not; and of the
  * ABOVE points those before that one. The hull is not wide, and both lines are set
@@ -467,10 +462,9 @@ static void keep_blocks(struct hull *h, const struct tsync__pair_samples *s, siz
         end = seg + 1;
     do {
         block = s->n_above - a < BLOCK ? s->n_above - a : BLOCK;
-        ka = scan_side(h, s->above + a, block, end, lim->last, gap, NULL, 0, 0);
+        ka = scan_side(h, s->above + a, block, end, lim->last, gap, 0);
         xa = a + ka < s->n_above ? s->above[a + ka].x : INT64_MAX;
-        kb = scan_side(h, s->below + b, s->n_below - b, xa < end ? xa : end, lim->last, gap,
-                       s->above + a, s->n_above - a, 1);
+        kb = scan_side(h, s->below + b, s->n_below - b, xa < end ? xa : end, lim->last, gap, 1);
         xb = b + kb < s->n_below ? s->below[b + kb].x : INT64_MAX;
         for (ca = ka; ca && s->above[a + ca - 1].x > xb; ca--)
             ;
