@@ -275,18 +275,22 @@ static COLD void set_extreme(struct hull *h, int side, struct tsync__pt j, struc
                  slope(h->left[0], h->right[0]) - slope(h->left[1], h->right[1]) <= SETTLED_SLOPE;
 }
 
+/* beyond() for a hull that is not wide, side's line from l with right - left
+ * (dx, dy): the cross product's two terms compared, a < b turns right, a > b left. */
+static inline int beyond_narrow(int64_t dx, int64_t dy, struct tsync__pt l, struct tsync__pt p,
+                                int side)
+{
+    i128 a = (i128)dx * (p.y - l.y), b = (i128)dy * (p.x - l.x);
+    return ((a > b) & side) | ((a < b) & !side);
+}
+
 /* Whether p lies beyond side's extreme line: under the maximum line, over the
  * minimum line. */
 static inline int beyond(const struct hull *h, int side, struct tsync__pt p)
 {
-    const struct tsync__pt *l = &h->left[side];
-    i128 a, b;
     if (h->wide)
-        return turns(cross(*l, h->right[side], p), !side);
-    /* The cross product's two terms compared: a < b turns right, a > b left. */
-    a = (i128)h->dx[side] * (p.y - l->y);
-    b = (i128)h->dy[side] * (p.x - l->x);
-    return ((a > b) & side) | ((a < b) & !side);
+        return turns(cross(h->left[side], h->right[side], p), !side);
+    return beyond_narrow(h->dx[side], h->dy[side], h->left[side], p, side);
 }
 
 /* A new point p of side, rightmost so far, when the other side has points and p
@@ -384,8 +388,107 @@ static int hull_add(void *state, const struct tsync__sample *s)
     return add_point(state, pt, s->kind == TSYNC__BELOW);
 }
 
-/* add_point over the points that only join a hull (see add_run in estimator.h),
- * which side comes next chosen without a branch. */
+/* ---- runs of points that only join their hulls, a side at a time ------------------- */
+
+/* ABOVE points scanned at a time in keep_blocks: what the BELOW points cut off is
+ * scanned again. */
+#define BLOCK 32
+
+/* How many of side's points p[0, k), from x > prev on, only join side's hull as
+ * things stand when the other side's points come in between: each before x `end`
+ * and within max_gap (gap) of the one before it on its side (so within it on both),
+ * not wide, not beyond side's line, and with room among the points held back.
+ * They are written there but not counted (see commit). The hull is not wide, and
+ * both lines are set: then a point that has the x of the other side's last, which
+ * may_move lets through to extreme_with, is kept there as well when it is not
+ * beyond its line (that point lies on the line's other side, and so on the far
+ * side of this one). Side's line is held in registers: a store of a point could
+ * change it, for all the compiler knows. */
+static inline size_t scan_side(const struct hull *h, const struct tsync__pt *p, size_t k,
+                               tsync_time end, tsync_time prev, int64_t gap, int side)
+{
+    const struct chain *mine = &h->chain[side];
+    struct tsync__pt *fresh = mine->fresh + mine->n_new, l = h->left[side];
+    int64_t dx = h->dx[side], dy = h->dy[side];
+    size_t i;
+    if (k > NEW_MAX - mine->n_new)
+        k = NEW_MAX - mine->n_new;
+    for (i = 0; i < k; i++) {
+        struct tsync__pt q = p[i];
+        if (q.x >= end || q.x - prev > gap || outside(q) || beyond_narrow(dx, dy, l, q, side))
+            break;
+        fresh[i] = q;
+        prev = q.x;
+    }
+    return i;
+}
+
+/* keep() for side's first c points scanned, p[0, c) (c > 0): counted, and side's
+ * last vertex is the last of them, lowest (highest) of those at its x. */
+static void commit(struct hull *h, const struct tsync__pt *p, size_t c, int side)
+{
+    size_t i = c - 1;
+    struct tsync__pt l = p[i];
+    for (;; i--) {
+        tsync_time y = i ? p[i - 1].y : h->last[side].y;
+        if ((i ? p[i - 1].x : h->last[side].x) != l.x)
+            break;
+        l.y = side ? (y > l.y ? y : l.y) : (y < l.y ? y : l.y);
+        if (!i)
+            break;
+    }
+    h->chain[side].n_new += c;
+    h->n[side] += c;
+    h->last[side] = l;
+}
+
+/* The points from *ia and *ib on that only join their hulls, as add_point would
+ * take them in order of x, but each side's in one loop: the two sides meet only
+ * where a point moves a line, and the other side's points in between only join
+ * theirs (see scan_side for the points at equal x). In rounds: up to BLOCK ABOVE points, up to
+ * the first that may not join; the BELOW points before the next ABOVE point (at
+ * equal x the ABOVE point comes first), up to the first that may not; and of the
+ * ABOVE points those before that one. The hull is not wide, and both lines are set
+ * (so both sides have points). Both indices advanced, lim->last kept. */
+static void keep_blocks(struct hull *h, const struct tsync__pair_samples *s, size_t *ia,
+                        size_t *ib, struct tsync__run_limits *lim)
+{
+    size_t a = *ia, b = *ib, ka, kb, ca, block;
+    tsync_time end = lim->before, seg, xa, xb;
+    int64_t gap = lim->max_gap > 0 ? lim->max_gap : INT64_MAX;
+    /* A settled piece ends after first + max_segment. */
+    if (lim->max_segment > 0 && !__builtin_add_overflow(lim->first, lim->max_segment, &seg) &&
+        seg < end)
+        end = seg + 1;
+    do {
+        block = s->n_above - a < BLOCK ? s->n_above - a : BLOCK;
+        ka = scan_side(h, s->above + a, block, end, lim->last, gap, 0);
+        xa = a + ka < s->n_above ? s->above[a + ka].x : INT64_MAX;
+        kb = scan_side(h, s->below + b, s->n_below - b, xa < end ? xa : end, lim->last, gap, 1);
+        xb = b + kb < s->n_below ? s->below[b + kb].x : INT64_MAX;
+        for (ca = ka; ca && s->above[a + ca - 1].x > xb; ca--)
+            ;
+        if (ca)
+            commit(h, s->above + a, ca, 0);
+        if (kb)
+            commit(h, s->below + b, kb, 1);
+        if (ca || kb) {
+            tsync_time la = ca ? s->above[a + ca - 1].x : INT64_MIN;
+            tsync_time lb = kb ? s->below[b + kb - 1].x : INT64_MIN;
+            lim->last = h->x_last = la > lb ? la : lb;
+        }
+        a += ca;
+        b += kb;
+        /* On while the ABOVE points ended only at BLOCK and the BELOW points not
+         * before the next of them. */
+    } while (ka == BLOCK && xb >= xa);
+    *ia = a;
+    *ib = b;
+}
+
+/* add_point over the points that only join a hull (see add_run in estimator.h):
+ * the next point in order of x, which side it is chosen without a branch, then
+ * once both lines are set, keep_blocks. */
 static int hull_add_run(void *state, const struct tsync__pair_samples *s, size_t *ia, size_t *ib,
                         struct tsync__run_limits *lim)
 {
@@ -411,6 +514,8 @@ static int hull_add_run(void *state, const struct tsync__pair_samples *s, size_t
         a += !side;
         b += side;
         lim->last = p.x;
+        if (!h->wide && h->has[0] && h->has[1])
+            keep_blocks(h, s, &a, &b, lim);
     }
     *ia = a;
     *ib = b;

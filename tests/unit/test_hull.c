@@ -502,11 +502,13 @@ static void test_runs_same(void **state)
     assert_non_null(s.exch);
     for (size_t i = 0; i < N; i++) {
         /* 10 ms apart, a 20 s gap after 1/3, a step of 5 us after 2/3 (a split), the
-         * drift bending, runs of equal times. */
+         * drift bending, runs of equal times, in one pair of times in 7 BELOW points
+         * at the ABOVE points' times. */
         tsync_time x = (tsync_time)(i / 2 * 2) * 10000000 + (i > N / 3 ? 20000000000 : 0);
         tsync_time off = (i > 2 * N / 3 ? 5000 : 0) + x / 100000 + (x / 1000000) * (x / 1000000) / 4000000;
         s.above[i] = (struct tsync__pt){ x, x + off + 1000 + rand() % 3000 };
-        s.below[i] = (struct tsync__pt){ x + 5000000, x + 5000000 + off - 1000 - rand() % 3000 };
+        tsync_time xb = x + (i / 2 % 7 ? 5000000 : 0);
+        s.below[i] = (struct tsync__pt){ xb, xb + off - 1000 - rand() % 3000 };
     }
     s.n_above = s.n_below = N;
     for (size_t i = 0; i < N / 100; i++) {
