@@ -26,17 +26,13 @@
 
 #include "coll_split.h"
 #include "est_fixture.h"
+#include "thread_world.h"
 
 #define MAXP 10
 
-/* What the threads share. */
+/* What the threads share: the exchanges and reductions, and process 0's questions. */
 struct world {
-    unsigned n;
-    pthread_barrier_t bar;
-    const void *v[MAXP];          /* each process's outbox, */
-    size_t size[MAXP], n_v[MAXP]; /* its elements' size and count, */
-    const uint32_t *dest[MAXP];   /* and their processes */
-    int64_t *red[MAXP];
+    struct thread_world tw;
     void *bcast;
     size_t n_bcast;
     pthread_mutex_t mu;
@@ -60,49 +56,16 @@ struct proc {
 };
 
 static int w_exchange(void *arg, const void *v, size_t size, const uint32_t *dest, size_t n,
-                       void **in, size_t *n_in)
+                      void **in, size_t *n_in)
 {
     struct proc *p = arg;
-    struct world *w = p->w;
-    size_t k = 0;
-    char *out;
-    w->v[p->rank] = v;
-    w->size[p->rank] = size;
-    w->dest[p->rank] = dest;
-    w->n_v[p->rank] = n;
-    pthread_barrier_wait(&w->bar);
-    for (unsigned s = 0; s < w->n; s++)
-        for (size_t i = 0; i < w->n_v[s]; i++)
-            k += w->dest[s][i] == p->rank;
-    out = malloc(k ? k * size : 1);
-    assert_non_null(out);
-    *n_in = 0;
-    for (unsigned s = w->n; s-- > 0;)   /* in an order the exchange does not promise */
-        for (size_t i = 0; i < w->n_v[s]; i++)
-            if (w->dest[s][i] == p->rank)
-                memcpy(out + (*n_in)++ * size, (const char *)w->v[s] + i * size, size);
-    *in = out;
-    pthread_barrier_wait(&w->bar);      /* the senders may free their outboxes now */
-    return TSYNC_OK;
+    return thread_exchange(&p->w->tw, p->rank, v, size, dest, n, in, n_in);
 }
 
 static int w_reduce(void *arg, int64_t *v, int n, int sum)
 {
     struct proc *p = arg;
-    struct world *w = p->w;
-    int64_t *r = malloc((n ? (size_t)n : 1) * sizeof(*r));
-    assert_non_null(r);
-    w->red[p->rank] = v;
-    pthread_barrier_wait(&w->bar);
-    for (int i = 0; i < n; i++) {
-        r[i] = sum ? 0 : INT64_MIN;
-        for (unsigned s = 0; s < w->n; s++)
-            r[i] = sum ? r[i] + w->red[s][i] : (w->red[s][i] > r[i] ? w->red[s][i] : r[i]);
-    }
-    pthread_barrier_wait(&w->bar);
-    memcpy(v, r, (size_t)n * sizeof(*v));
-    free(r);
-    return TSYNC_OK;
+    return thread_reduce(&p->w->tw, p->rank, v, n, sum);
 }
 
 static int w_broadcast(void *arg, void **buf, size_t *n)
@@ -113,7 +76,7 @@ static int w_broadcast(void *arg, void **buf, size_t *n)
         w->bcast = *buf;
         w->n_bcast = *n;
     }
-    pthread_barrier_wait(&w->bar);
+    pthread_barrier_wait(&w->tw.bar);
     if (p->rank != 0) {
         free(*buf);
         *buf = malloc(w->n_bcast ? w->n_bcast : 1);
@@ -121,14 +84,14 @@ static int w_broadcast(void *arg, void **buf, size_t *n)
         memcpy(*buf, w->bcast, w->n_bcast);
         *n = w->n_bcast;
     }
-    pthread_barrier_wait(&w->bar);
+    pthread_barrier_wait(&w->tw.bar);
     return TSYNC_OK;
 }
 
 static int w_ask(void *arg, uint32_t to, const void *q, size_t n, void **a, size_t *n_a)
 {
     struct world *w = ((struct proc *)arg)->w;
-    assert_true(to > 0 && to < w->n);
+    assert_true(to > 0 && to < w->tw.n);
     pthread_mutex_lock(&w->mu);
     w->q = q;
     w->n_q = n;
@@ -185,7 +148,7 @@ static int w_done(void *arg, int rc)
 static void *process(void *arg)
 {
     struct proc *p = arg;
-    struct tsync__est_transport tr = { p->rank, p->w->n, w_exchange, w_reduce, w_broadcast,
+    struct tsync__est_transport tr = { p->rank, p->w->tw.n, w_exchange, w_reduce, w_broadcast,
                                        w_ask, w_serve, w_done, p };
     tsync_ctx *ctx = NULL;
     if (tsync_ctx_new(&ctx)) {
@@ -210,8 +173,8 @@ static void run_parts(const tsync_trace *t, const tsync_estimate_opts *o, unsign
     for (size_t i = 0; i < t->n_messages; i++)
         send[i] = t->locations[t->messages[i].send_loc].time[t->messages[i].send_idx];
     memset(w, 0, sizeof(*w));
-    w->n = n;
-    assert_int_equal(pthread_barrier_init(&w->bar, NULL, n), 0);
+    w->tw.n = n;
+    assert_int_equal(pthread_barrier_init(&w->tw.bar, NULL, n), 0);
     assert_int_equal(pthread_mutex_init(&w->mu, NULL), 0);
     assert_int_equal(pthread_cond_init(&w->cv, NULL), 0);
     for (unsigned k = 0; k < n; k++) {
@@ -231,7 +194,7 @@ static void run_parts(const tsync_trace *t, const tsync_estimate_opts *o, unsign
         assert_int_equal(pthread_create(&th[k], NULL, process, &p[k]), 0);
     for (unsigned k = 0; k < n; k++)
         pthread_join(th[k], NULL);
-    pthread_barrier_destroy(&w->bar);
+    pthread_barrier_destroy(&w->tw.bar);
     pthread_mutex_destroy(&w->mu);
     pthread_cond_destroy(&w->cv);
     free(send);
@@ -414,8 +377,8 @@ static void test_failure(void **state)
     procs_free(p, 2);
     /* Then process 1 with the bad message (the threads started by hand). */
     memset(&w, 0, sizeof(w));
-    w.n = 2;
-    assert_int_equal(pthread_barrier_init(&w.bar, NULL, 2), 0);
+    w.tw.n = 2;
+    assert_int_equal(pthread_barrier_init(&w.tw.bar, NULL, 2), 0);
     assert_int_equal(pthread_mutex_init(&w.mu, NULL), 0);
     assert_int_equal(pthread_cond_init(&w.cv, NULL), 0);
     for (unsigned k = 0; k < 2; k++) {
@@ -442,7 +405,7 @@ static void test_failure(void **state)
     for (unsigned k = 0; k < 2; k++)
         free(p[k].t.send_time);
     procs_free(p, 2);
-    pthread_barrier_destroy(&w.bar);
+    pthread_barrier_destroy(&w.tw.bar);
     pthread_mutex_destroy(&w.mu);
     pthread_cond_destroy(&w.cv);
     free(bad);

@@ -21,23 +21,14 @@
 
 #include "clc/clc.h"
 #include "coll_split.h"
+#include "thread_world.h"
 #include "tracegen.h"
 
 #define MAXP 8
 
-/* What the threads share. */
-struct world {
-    unsigned n;
-    pthread_barrier_t bar;
-    const struct clc_msg *msg[MAXP];
-    const uint32_t *dest[MAXP];
-    size_t n_msg[MAXP];
-    int64_t red[MAXP][16];
-};
-
 /* One process: its trace (the shared one with its own `held`), its result. */
 struct proc {
-    struct world *w;
+    struct thread_world *w;
     unsigned rank;
     struct tsync_trace t;
     const tsync_clc_opts *opts;
@@ -51,39 +42,16 @@ static int fx_exchange(void *arg, const struct clc_msg *msg, const uint32_t *des
                        struct clc_msg **in, size_t *n_in)
 {
     struct proc *p = arg;
-    struct world *w = p->w;
-    size_t k = 0;
-    w->msg[p->rank] = msg;
-    w->dest[p->rank] = dest;
-    w->n_msg[p->rank] = n;
-    pthread_barrier_wait(&w->bar);
-    for (unsigned s = 0; s < w->n; s++)
-        for (size_t i = 0; i < w->n_msg[s]; i++)
-            k += w->dest[s][i] == p->rank;
-    *in = malloc((k ? k : 1) * sizeof(**in));
-    *n_in = 0;
-    for (unsigned s = 0; s < w->n; s++)
-        for (size_t i = 0; i < w->n_msg[s]; i++)
-            if (w->dest[s][i] == p->rank)
-                (*in)[(*n_in)++] = w->msg[s][i];
-    pthread_barrier_wait(&w->bar);  /* the senders may free their outboxes now */
-    return TSYNC_OK;
+    void *got;
+    int rc = thread_exchange(p->w, p->rank, msg, sizeof(*msg), dest, n, &got, n_in);
+    *in = got;
+    return rc;
 }
 
 static int fx_reduce(void *arg, int64_t *v, int n, int sum)
 {
     struct proc *p = arg;
-    struct world *w = p->w;
-    assert_true(n <= 16);
-    memcpy(w->red[p->rank], v, (size_t)n * sizeof(*v));
-    pthread_barrier_wait(&w->bar);
-    for (int i = 0; i < n; i++) {
-        v[i] = sum ? 0 : INT64_MIN;
-        for (unsigned s = 0; s < w->n; s++)
-            v[i] = sum ? v[i] + w->red[s][i] : (w->red[s][i] > v[i] ? w->red[s][i] : v[i]);
-    }
-    pthread_barrier_wait(&w->bar);
-    return TSYNC_OK;
+    return thread_reduce(p->w, p->rank, v, n, sum);
 }
 
 static void *process(void *arg)
@@ -103,7 +71,7 @@ static void *process(void *arg)
 
 /* Runs the replay of t's raw times on n processes; p[] gets each one's result. */
 static void replay(const tsync_trace *t, const tsync_clc_opts *o, unsigned n, struct proc *p,
-                   struct world *w)
+                   struct thread_world *w)
 {
     pthread_t th[MAXP];
     memset(w, 0, sizeof(*w));
@@ -145,7 +113,7 @@ static tsync_clc_result same_as_serial(const char *spec, const tsync_clc_opts *o
     tsync_clc_result *r = NULL;
     tsync_ctx *ctx = NULL;
     struct proc p[MAXP];
-    struct world w;
+    struct thread_world w;
     tsync_clc_result res;
 
     assert_int_equal(tsync_ctx_new(&ctx), 0);
@@ -285,7 +253,7 @@ static void test_failure(void **state)
 {
     tsync_trace *t = tg_parse("L0@a: 0 100:s:a; L1@a: 0 50:r:a; L2@b: 0 10; L3@b: 0");
     struct proc p[MAXP];
-    struct world w;
+    struct thread_world w;
     (void)state;
     t->locations[2].time[1] = (int64_t)1 << 61;
     replay(t, NULL, 2, p, &w);
