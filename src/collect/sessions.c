@@ -37,7 +37,7 @@ int tsc_session_reduce(const struct tsc_exchange *x, size_t n, bool *keep, struc
         kept--;
     if (keep)
         memset(keep, 0, n * sizeof *keep);
-    double sum_l = 0, sum_m = 0, sum_o = 0, sum_oo = 0;
+    double sum_l = 0, sum_m = 0, sum_o = 0, sum_oo = 0, sum_rr = 0;
     for (size_t k = 0; k < kept; k++) {
         const struct tsc_exchange *e = &x[r[k].i];
         /* equal delays both ways: the master stamped the middle of the exchange */
@@ -47,14 +47,19 @@ int tsc_session_reduce(const struct tsc_exchange *x, size_t n, bool *keep, struc
         sum_m += (double)e->t_master;
         sum_o += off;
         sum_oo += off * off;
+        sum_rr += (double)r[k].rtt * (double)r[k].rtt;
         if (keep)
             keep[r[k].i] = true;
     }
     free(r);
     double mo = sum_o / (double)kept;
     double var = sum_oo / (double)kept - mo * mo;
+    /* each offset is off by half the difference of its two delays, anywhere within
+     * half its round trip: uniform there, variance rtt^2 / 12. Exchanges delayed the
+     * same way (a loaded machine) share it, and their spread does not show it. */
+    var = (var > 0 ? var : 0) + sum_rr / (double)kept / 12;
     *out = (struct tsc_session){ .local = sum_l / (double)kept, .master = sum_m / (double)kept,
-                                 .offset = mo, .stddev = var > 0 ? sqrt(var) : 0,
+                                 .offset = mo, .stddev = sqrt(var),
                                  .n = (uint32_t)n, .kept = (uint32_t)kept };
     return 0;
 }

@@ -18,7 +18,8 @@ struct tsc_exchange {
 struct tsc_session {
     double local, master;   /* ticks */
     double offset;          /* master - local at the pair (ticks) */
-    double stddev;          /* of the kept exchanges' offsets (ticks) */
+    double stddev;          /* of the offset: the kept exchanges' spread and their
+                               delay asymmetry, see tsc_session_reduce (ticks) */
     uint32_t n, kept;       /* exchanges, kept after dropping the slowest */
 };
 
@@ -39,6 +40,12 @@ struct tsc_session {
  * milliseconds, and the mean of the fastest 90 % was seen a millisecond off. The
  * kept ones are each within about the fastest round trip of the truth. On an idle
  * machine the round trips are alike and this drops nothing more.
+ * The standard deviation is that of the offset, not only of the kept exchanges'
+ * spread: each exchange's asymmetry, uniform within half its round trip, adds its
+ * rtt^2 / 12. On a loaded machine every kept exchange can meet the same delay one
+ * way (a reply held up by the scheduler for milliseconds); their offsets then agree
+ * with one another and are all off by up to half the round trip: a spread of 89 us
+ * was seen on a record 1.9 ms off, with round trips of 4 ms.
  * keep[i] says which were kept (may be NULL). Returns 0, or -1 when n is 0. */
 int tsc_session_reduce(const struct tsc_exchange *x, size_t n, bool *keep, struct tsc_session *out);
 

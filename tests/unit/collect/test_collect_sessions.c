@@ -28,7 +28,8 @@ static void test_reduce_drops_slowest(void **state)
     assert_false(keep[4]);
     assert_true(keep[0] && keep[9]);
     assert_true(s.offset == 1000.0);
-    assert_true(s.stddev == 0.0);
+    /* equal offsets: only the asymmetry each round trip of 100 allows, 100 / sqrt(12) */
+    assert_true(fabs(s.stddev - 100 / sqrt(12)) < 1e-9);
     assert_true(s.master - s.local == 1000.0);
     assert_true(s.local == (100000 + 1000 * (0 + 1 + 2 + 3 + 5 + 6 + 7 + 8 + 9) / 9.0) + 50);
 }
@@ -44,6 +45,8 @@ static void test_reduce_small(void **state)
     /* midpoints 50, 1050, 2050: offsets +10, -10, +30 */
     assert_true(s.offset == 10.0);
     assert_true(s.local == 1050.0);
+    /* variance 800 / 3 (offsets +10, -10, +30), round trips 100: plus 100^2 / 12 */
+    assert_true(fabs(s.stddev - sqrt(800.0 / 3 + 10000.0 / 12)) < 1e-9);
     assert_int_equal(tsc_session_reduce(x, 0, NULL, &s), -1);
 }
 
@@ -69,7 +72,26 @@ static void test_reduce_loaded(void **state)
     for (int i = 0; i < 20; i++)
         assert_true(keep[i] == !(i % 2));
     assert_true(fabs(s.offset - 5000) < 1);
-    assert_true(s.stddev < 1);
+    /* the kept round trips (1500 to 1648) say how far a shared asymmetry could be */
+    assert_true(s.stddev > 1500 / sqrt(12) && s.stddev < 1648 / sqrt(12));
+}
+
+/* A machine so loaded that every reply waits about 4 ms for the child to be
+ * scheduled again: the ten exchanges agree with one another (a spread of
+ * microseconds) and all are 2 ms off. Three standard deviations cover that. */
+static void test_reduce_shared_delay(void **state)
+{
+    (void)state;
+    struct tsc_exchange x[10];
+    for (int i = 0; i < 10; i++) {
+        uint64_t t = 1000000 + 5000000 * (uint64_t)i, back = 4000000 + 1000 * (uint64_t)(i % 3);
+        x[i] = (struct tsc_exchange){ t, t + 500 + 7000, t + 1000 + back };
+    }
+    struct tsc_session s;
+    assert_int_equal(tsc_session_reduce(x, 10, NULL, &s), 0);
+    double off = fabs(s.offset - 7000);
+    assert_true(off > 1.9e6);
+    assert_true(3 * s.stddev >= off);
 }
 
 /* Least squares through exact points, and one point (a = 1). */
@@ -96,6 +118,7 @@ int main(void)
         cmocka_unit_test(test_reduce_drops_slowest),
         cmocka_unit_test(test_reduce_small),
         cmocka_unit_test(test_reduce_loaded),
+        cmocka_unit_test(test_reduce_shared_delay),
         cmocka_unit_test(test_fit_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
