@@ -16,7 +16,12 @@
  * minimum latencies and max_wander that every bound of the estimate already rests
  * on. The knots kept are one constraint of every KNOT_EVERY, the tightest of its
  * group against the piece's line (any subset gives a valid bound; the tightest
- * ones a close one), plus the first and last: one point in KNOT_EVERY.
+ * ones a close one), plus the first and last: one point in KNOT_EVERY; a side of
+ * at most KNOT_ALL constraints keeps them all.
+ *
+ * The joined function is held inside the envelope at each of its points
+ * (tsync__envelope_at, from segment.c): a curve that the wander margin lets stray
+ * from a long piece's range must still pass each message the way it went.
  *
  * envelope_bound then bounds the error of a joined function f segment by segment:
  * f, the upper envelope and the lower one are piecewise linear, so the largest
@@ -31,6 +36,7 @@
 #include "graph/graph.h"
 
 #define KNOT_EVERY 16
+#define KNOT_ALL 4096   /* points a side kept whole */
 
 void tsync__envelope_free(struct tsync__envelope *env)
 {
@@ -81,15 +87,21 @@ static size_t tightest(const struct tsync__pt *p, size_t m, const struct tsync__
 }
 
 /* Keeps the first, the last, and of every KNOT_EVERY points the tightest (the
- * lowest above the line for ABOVE, sign -1; the highest for BELOW, sign +1). */
+ * lowest above the line for ABOVE, sign -1; the highest for BELOW, sign +1); up to
+ * KNOT_ALL points, every one: a sparse pair's curve is held at each message. */
 static int pick_knots(struct tsync__knots *out, const struct tsync__pt *pts, size_t n,
                       const struct tsync__pieces *ps, int sign)
 {
-    size_t k = 0, cap = n / KNOT_EVERY + 3;
+    size_t k = 0, cap = n <= KNOT_ALL ? n : n / KNOT_EVERY + 3;
     if (n < 2)
         return 0;
     if (!(out->v = malloc(cap * sizeof(*out->v))))
         return TSYNC_ENOMEM;
+    if (n <= KNOT_ALL) {
+        memcpy(out->v, pts, n * sizeof(*pts));
+        out->n = n;
+        return 0;
+    }
     out->v[out->n++] = pts[0];
     for (size_t g = 1; g + 1 < n; g += KNOT_EVERY) {
         size_t end = g + KNOT_EVERY < n - 1 ? g + KNOT_EVERY : n - 1, best = g, kg;
@@ -113,6 +125,44 @@ static int pick_knots(struct tsync__knots *out, const struct tsync__pt *pts, siz
     }
     out->v[out->n++] = pts[n - 1];
     return 0;
+}
+
+/* The envelope of knots kv at x with its exact bulge w/2 (x - x_a)(x_b - x) toward
+ * side (+1 above the chord, -1 below); 0 where kv does not bracket x. */
+static int side_at(const struct tsync__knots *kv, tsync_time x, double w, int side, long double *y)
+{
+    size_t lo = 0, hi;
+    const struct tsync__pt *a, *b;
+    if (kv->n < 2 || x < kv->v[0].x || x > kv->v[kv->n - 1].x)
+        return 0;
+    hi = kv->n - 1;
+    while (lo + 1 < hi) {          /* kv[lo].x <= x <= kv[hi].x */
+        size_t mid = lo + (hi - lo) / 2;
+        if (kv->v[mid].x <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    a = &kv->v[lo];
+    b = &kv->v[hi];
+    if (b->x == a->x) {
+        *y = (long double)(side > 0 ? (a->y < b->y ? a->y : b->y) : (a->y > b->y ? a->y : b->y));
+        return 1;
+    }
+    *y = (long double)a->y + (long double)(b->y - a->y) * (long double)(x - a->x) /
+                                 (long double)(b->x - a->x) +
+         side * (long double)w / 2 * (long double)(x - a->x) * (long double)(b->x - x);
+    return 1;
+}
+
+int tsync__envelope_at(const struct tsync__envelope *env, tsync_time x, double w, long double *lo,
+                       long double *hi)
+{
+    if (!side_at(&env->up, x, w, +1, hi))
+        *hi = INFINITY;
+    if (!side_at(&env->lo, x, w, -1, lo))
+        *lo = -INFINITY;
+    return *lo <= *hi;
 }
 
 int tsync__envelope_build(struct tsync__envelope *env, const struct tsync__pair_samples *s,

@@ -270,6 +270,54 @@ static void test_one_direction(void **state)
     assert_int_equal(w.n, 0);
 }
 
+/* Ten messages over 45 minutes between two hosts of wandering clocks (the hosts
+ * scenario, seed 16, hosts.messages=5, as bench_accuracy's class k writes it; x is
+ * host0's clock): no line passes them all, the hulls cross twice, and the pair
+ * follows its local lines inside its pieces' ranges widened by the wander margin,
+ * milliseconds over pieces of 15 minutes. That curve reversed half the messages;
+ * held inside the envelope of the constraints it keeps every one. */
+static void test_sparse_keeps_its_messages(void **state)
+{
+    /* host0 -> host1: (send on host0, receive on host1); host1 -> host0: (send on
+     * host1, receive on host0) */
+    static const tsync_time to1[5][2] = {
+        { 124812150802, 124811057617 },   { 339419500298, 339414777595 },
+        { 866170425560, 866156455705 },   { 1364688698268, 1364665659138 },
+        { 2838298089947, 2838249205977 } };
+    static const tsync_time to0[5][2] = {
+        { 943599805507, 943615223996 },   { 1115200701462, 1115219273979 },
+        { 2006369377186, 2006403842572 }, { 2306469814214, 2306509317707 },
+        { 2337415892821, 2337455966422 } };
+    struct tsync__pt up[5], dn[5];
+    struct tsync__est_params p = defaults();
+    struct tsync__pair_samples s;
+    struct tsync__pair_fit f;
+    struct tsync__pwl w;
+    (void)state;
+    for (int i = 0; i < 5; i++) {
+        up[i] = (struct tsync__pt){ to1[i][0], to1[i][1] - MU };  /* y(send) <= receive - mu */
+        dn[i] = (struct tsync__pt){ to0[i][1] - MU, to0[i][0] };  /* y(receive - mu) >= send */
+    }
+    memset(&s, 0, sizeof(s));
+    s.above = up;
+    s.below = dn;
+    s.n_above = s.n_below = 5;
+    p.max_gap = p.max_segment = 0;  /* as pairs.c refits a pair this sparse */
+    assert_int_equal(tsync__fit_pair(&f, &tsync__hull_estimator, &p, &s), 0);
+    assert_true(f.windows.local);
+    assert_true(f.pieces.n > 1);
+    assert_int_equal(tsync__pwl_from_fit(&w, &f, 0, 3000 * NS), 0);
+    for (int i = 0; i < 5; i++) {
+        long double a = tsync__pwl_eval(&w, (long double)up[i].x);
+        long double b = tsync__pwl_eval(&w, (long double)dn[i].x);
+        if (a > (long double)up[i].y || b < (long double)dn[i].y)
+            fail_msg("message %d: %.0Lf above %lld or %.0Lf below %lld", i, a,
+                     (long long)up[i].y, b, (long long)dn[i].y);
+    }
+    tsync__pwl_free(&w);
+    tsync__pair_fit_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +328,7 @@ int main(void)
         cmocka_unit_test(test_waiting_keeps_pieces),
         cmocka_unit_test(test_strip_past_max_drift),
         cmocka_unit_test(test_one_direction),
+        cmocka_unit_test(test_sparse_keeps_its_messages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
