@@ -128,23 +128,32 @@ static int pick_knots(struct tsync__knots *out, const struct tsync__pt *pts, siz
 }
 
 /* The envelope of knots kv at x with its exact bulge w/2 (x - x_a)(x_b - x) toward
- * side (+1 above the chord, -1 below); 0 where kv does not bracket x. */
-static int side_at(const struct tsync__knots *kv, tsync_time x, double w, int side, long double *y)
+ * side (+1 above the chord, -1 below); 0 where kv does not bracket x. The interval
+ * is the last a with x_a <= x (but the last knot): looked for from *at on when x
+ * lies at or after it, else by bisection. */
+static int side_at(const struct tsync__knots *kv, size_t *at, tsync_time x, double w, int side,
+                   long double *y)
 {
     size_t lo = 0, hi;
     const struct tsync__pt *a, *b;
     if (kv->n < 2 || x < kv->v[0].x || x > kv->v[kv->n - 1].x)
         return 0;
-    hi = kv->n - 1;
-    while (lo + 1 < hi) {          /* kv[lo].x <= x <= kv[hi].x */
-        size_t mid = lo + (hi - lo) / 2;
-        if (kv->v[mid].x <= x)
-            lo = mid;
-        else
-            hi = mid;
+    if (*at + 1 < kv->n && kv->v[*at].x <= x) {
+        for (lo = *at; lo + 2 < kv->n && kv->v[lo + 1].x <= x; lo++)
+            ;
+    } else {
+        hi = kv->n - 1;
+        while (lo + 1 < hi) {          /* kv[lo].x <= x <= kv[hi].x */
+            size_t mid = lo + (hi - lo) / 2;
+            if (kv->v[mid].x <= x)
+                lo = mid;
+            else
+                hi = mid;
+        }
     }
+    *at = lo;
     a = &kv->v[lo];
-    b = &kv->v[hi];
+    b = &kv->v[lo + 1];
     if (b->x == a->x) {
         *y = (long double)(side > 0 ? (a->y < b->y ? a->y : b->y) : (a->y > b->y ? a->y : b->y));
         return 1;
@@ -155,12 +164,12 @@ static int side_at(const struct tsync__knots *kv, tsync_time x, double w, int si
     return 1;
 }
 
-int tsync__envelope_at(const struct tsync__envelope *env, tsync_time x, double w, long double *lo,
-                       long double *hi)
+int tsync__envelope_at(const struct tsync__envelope *env, struct tsync__envelope_cursor *at,
+                       tsync_time x, double w, long double *lo, long double *hi)
 {
-    if (!side_at(&env->up, x, w, +1, hi))
+    if (!side_at(&env->up, &at->up, x, w, +1, hi))
         *hi = INFINITY;
-    if (!side_at(&env->lo, x, w, -1, lo))
+    if (!side_at(&env->lo, &at->lo, x, w, -1, lo))
         *lo = -INFINITY;
     return *lo <= *hi;
 }

@@ -277,11 +277,16 @@ int tsync__local_lines(struct tsync__windows *w, const struct tsync__pair_sample
 int tsync__envelope_build(struct tsync__envelope *env, const struct tsync__pair_samples *s,
                           const struct tsync__pieces *ps);
 void tsync__envelope_free(struct tsync__envelope *env);
+/* Where tsync__envelope_at looked last on each side: asked in order of x, it moves
+ * on from there (zeroed to start). */
+struct tsync__envelope_cursor {
+    size_t up, lo;
+};
 /* The range [*lo, *hi] (absolute ticks of y) that every curve passing the
  * envelope's knots with |y''| <= w keeps at x: each side where its knots bracket x,
  * else infinite. 1, or 0 where the two sides contradict each other there. */
-int tsync__envelope_at(const struct tsync__envelope *env, tsync_time x, double w, long double *lo,
-                       long double *hi);
+int tsync__envelope_at(const struct tsync__envelope *env, struct tsync__envelope_cursor *at,
+                       tsync_time x, double w, long double *lo, long double *hi);
 
 /* Joins a fit's pieces into one continuous, monotone function over [from, to]:
  * each piece's estimate over its samples, straight lines across the gaps between

@@ -363,14 +363,19 @@ void tsync__pwl_open_bounds(const struct tsync__pair_fit *fit, struct tsync__pwl
  * the envelope of the constraints where they bracket x: the wander margin that lets
  * a curve leave a long piece's range by milliseconds does not let it pass a message
  * there (a sparse pair's local lines reversed half its messages before). */
-static void add_point(struct tsync__pwl *f, const struct tsync__pair_fit *fit, size_t k0,
-                      size_t k1, tsync_time x, long double value)
+struct drawing {
+    struct tsync__pwl *f;
+    const struct tsync__pair_fit *fit;
+    struct tsync__envelope_cursor at;   /* the points come in order of x */
+};
+
+static void add_point(struct drawing *d, size_t k0, size_t k1, tsync_time x, long double value)
 {
     long double lo, hi;
-    if (tsync__envelope_at(&fit->envelope, x, fit->wander, &lo, &hi))
+    if (tsync__envelope_at(&d->fit->envelope, &d->at, x, d->fit->wander, &lo, &hi))
         value = value < lo ? ceill(lo) : value > hi ? floorl(hi) : value;
-    if (tsync__pwl_push(f, x, (tsync_time)llroundl(value)))
-        f->bound[f->n - 1] = joint_bound(fit, k0, k1, x, (long double)f->y[f->n - 1]);
+    if (tsync__pwl_push(d->f, x, (tsync_time)llroundl(value)))
+        d->f->bound[d->f->n - 1] = joint_bound(d->fit, k0, k1, x, (long double)d->f->y[d->f->n - 1]);
 }
 
 /* ---- following the drift's change across pieces -------------------------------------- */
@@ -673,6 +678,7 @@ static int join_local(struct tsync__pwl *out, const struct tsync__pair_fit *fit,
     const struct tsync__piece *v = fit->pieces.v;
     size_t nw = fit->windows.n, np = fit->pieces.n, nx = 0, k = 0;
     tsync_time *xs = malloc((nw + (BEND_STEPS + 1) * np + 2) * sizeof(*xs));
+    struct drawing d = { out, fit, { 0, 0 } };
     if (!xs || tsync__pwl_alloc(out, nw + (BEND_STEPS + 1) * np + 2)) {
         free(xs);
         return TSYNC_ENOMEM;
@@ -695,7 +701,7 @@ static int join_local(struct tsync__pwl *out, const struct tsync__pair_fit *fit,
             k++;
         /* Among piece k's samples (or before the first), else in the gap after it. */
         k1 = x > v[k].x_last && k + 1 < np ? k + 1 : k;
-        add_point(out, fit, k, k1, x,
+        add_point(&d, k, k1, x,
                   held_curve(fit, &v[piece_holding(fit, x)], x, tsync__curve_at(w, nw, x)));
     }
     free(xs);
@@ -735,6 +741,7 @@ static int join_all(struct tsync__pwl *out, const struct tsync__pair_fit *fit, t
     const struct tsync__piece *v = fit->pieces.v;
     size_t np = fit->pieces.n;
     struct join j;
+    struct drawing d = { out, fit, { 0, 0 } };
     const struct bend *bd;
     const struct wspan *ws;
     if (join_init(&j, fit))
@@ -746,7 +753,7 @@ static int join_all(struct tsync__pwl *out, const struct tsync__pair_fit *fit, t
     bd = j.bd;
     ws = j.ws;
     if (from < v[0].x_first)
-        add_point(out, fit, 0, 0, from, piece_value(&j, 0, (long double)from));
+        add_point(&d, 0, 0, from, piece_value(&j, 0, (long double)from));
     for (size_t k = 0; k < np; k++) {
         /* At its samples a piece holds; where two pieces meet at one time, either. */
         int prev = k && v[k - 1].x_last == v[k].x_first;
@@ -754,18 +761,18 @@ static int join_all(struct tsync__pwl *out, const struct tsync__pair_fit *fit, t
         int steps = bd[k].link_l || bd[k].link_r || bd[k].borrow ? BEND_STEPS : 1;
         if (ws[k].n) {
             /* The piece's ends and its windows' centres. */
-            add_point(out, fit, prev ? k - 1 : k, k, v[k].x_first,
+            add_point(&d, prev ? k - 1 : k, k, v[k].x_first,
                       piece_value(&j, k, (long double)v[k].x_first));
             for (size_t i = 0; i < ws[k].n; i++) {
                 tsync_time x = fit->windows.v[ws[k].first + i].x;
-                add_point(out, fit, k, k, x, piece_value(&j, k, (long double)x));
+                add_point(&d, k, k, x, piece_value(&j, k, (long double)x));
             }
-            add_point(out, fit, k, next ? k + 1 : k, v[k].x_last,
+            add_point(&d, k, next ? k + 1 : k, v[k].x_last,
                       piece_value(&j, k, (long double)v[k].x_last));
         } else {
             for (int i = 0; i <= steps; i++) {
                 tsync_time x = step_x(&v[k], i, steps);
-                add_point(out, fit, i == 0 && prev ? k - 1 : k, i == steps && next ? k + 1 : k,
+                add_point(&d, i == 0 && prev ? k - 1 : k, i == steps && next ? k + 1 : k,
                           x, piece_value(&j, k, (long double)x));
             }
         }
@@ -782,11 +789,11 @@ static int join_all(struct tsync__pwl *out, const struct tsync__pair_fit *fit, t
                 long double y1 = piece_value(&j, k + 1, (long double)v[k + 1].x_first);
                 y = y0 + (y1 - y0) * i / BEND_STEPS;
             }
-            add_point(out, fit, k, k + 1, x, y);
+            add_point(&d, k, k + 1, x, y);
         }
     }
     if (to > v[np - 1].x_last)
-        add_point(out, fit, np - 1, np - 1, to, piece_value(&j, np - 1, (long double)to));
+        add_point(&d, np - 1, np - 1, to, piece_value(&j, np - 1, (long double)to));
     join_free(&j);
     return 0;
 }
@@ -827,6 +834,7 @@ static int extend(struct tsync__pwl *all, const struct tsync__pair_fit *fit, tsy
     size_t np = fit->pieces.n;
     int before = from < v[0].x_first, after = to > v[np - 1].x_last;
     struct join j;
+    struct drawing d = { all, fit, { 0, 0 } };
     if ((before || after) && join_init(&j, fit))
         return TSYNC_ENOMEM;
     if (tsync__pwl_alloc(all, core->n + 2)) {
@@ -835,7 +843,7 @@ static int extend(struct tsync__pwl *all, const struct tsync__pair_fit *fit, tsy
         return TSYNC_ENOMEM;
     }
     if (before)
-        add_point(all, fit, 0, 0, from, end_value(&j, 0, from));
+        add_point(&d, 0, 0, from, end_value(&j, 0, from));
     if (before && core->n && all->y[0] > core->y[0]) {
         join_free(&j);
         tsync__pwl_free(all);
@@ -845,7 +853,7 @@ static int extend(struct tsync__pwl *all, const struct tsync__pair_fit *fit, tsy
         if (tsync__pwl_push(all, core->x[i], core->y[i]))
             all->bound[all->n - 1] = core->bound[i];
     if (after)
-        add_point(all, fit, np - 1, np - 1, to, end_value(&j, np - 1, to));
+        add_point(&d, np - 1, np - 1, to, end_value(&j, np - 1, to));
     if (before || after)
         join_free(&j);
     return 0;

@@ -316,6 +316,52 @@ static void test_open_piece(void **state)
     free(s.below);
 }
 
+/* The envelope's range at a point: the true curve inside it at every point where
+ * both sides bracket it, the same asked in order of x with one cursor as asked
+ * afresh each time, and as asked backward; each knot's own value is its bound
+ * there (no bulge); beyond a side's knots that side is open. */
+static void test_range_at(void **state)
+{
+    struct tsync__pair_samples s;
+    struct tsync__est_params p = params();
+    struct tsync__pair_fit fit;
+    struct tsync__envelope_cursor ahead = { 0, 0 }, back = { 0, 0 };
+    const struct tsync__envelope *env;
+    long double lo, hi, lo1, hi1;
+    (void)state;
+    messages(&s, 3000);
+    assert_int_equal(tsync__fit_pair(&fit, &tsync__hull_estimator, &p, &s), 0);
+    env = &fit.envelope;
+    assert_int_equal(env->up.n, s.n_above);           /* 3000: every one a knot */
+    for (tsync_time x = 0; x <= HOUR; x += HOUR / 100000) {
+        struct tsync__envelope_cursor fresh = { 0, 0 };
+        int in = tsync__envelope_at(env, &ahead, x, WANDER, &lo, &hi);
+        assert_int_equal(tsync__envelope_at(env, &fresh, x, WANDER, &lo1, &hi1), in);
+        assert_true(lo == lo1 && hi == hi1);
+        if (in && !(curve(x) >= lo && curve(x) <= hi))
+            fail_msg("at %.6f s the curve lies outside [%.0Lf, %.0Lf]", (double)x / 1e9,
+                     lo - curve(x), hi - curve(x));
+    }
+    for (tsync_time x = HOUR; x >= 0; x -= HOUR / 1000) {
+        struct tsync__envelope_cursor fresh = { 0, 0 };
+        tsync__envelope_at(env, &back, x, WANDER, &lo, &hi);
+        tsync__envelope_at(env, &fresh, x, WANDER, &lo1, &hi1);
+        assert_true(lo == lo1 && hi == hi1);
+    }
+    for (size_t i = 1; i + 1 < env->up.n; i += 97) {
+        struct tsync__envelope_cursor fresh = { 0, 0 };
+        tsync__envelope_at(env, &fresh, env->up.v[i].x, WANDER, &lo, &hi);
+        assert_true(hi == (long double)env->up.v[i].y);
+    }
+    assert_true(tsync__envelope_at(env, &ahead, env->up.v[0].x < env->lo.v[0].x
+                                                     ? env->up.v[0].x : env->lo.v[0].x,
+                                   WANDER, &lo, &hi));
+    assert_true(isinf(lo) || isinf(hi));
+    tsync__pair_fit_free(&fit);
+    free(s.above);
+    free(s.below);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_open_piece),
         cmocka_unit_test(test_knots_exact),
         cmocka_unit_test(test_eval_from),
+        cmocka_unit_test(test_range_at),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
