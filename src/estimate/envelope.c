@@ -127,53 +127,6 @@ static int pick_knots(struct tsync__knots *out, const struct tsync__pt *pts, siz
     return 0;
 }
 
-/* The envelope of knots kv at x with its exact bulge w/2 (x - x_a)(x_b - x) toward
- * side (+1 above the chord, -1 below); 0 where kv does not bracket x. The interval
- * is the last a with x_a <= x (but the last knot): looked for from *at on when x
- * lies at or after it, else by bisection. */
-static int side_at(const struct tsync__knots *kv, size_t *at, tsync_time x, double w, int side,
-                   long double *y)
-{
-    size_t lo = 0, hi;
-    const struct tsync__pt *a, *b;
-    if (kv->n < 2 || x < kv->v[0].x || x > kv->v[kv->n - 1].x)
-        return 0;
-    if (*at + 1 < kv->n && kv->v[*at].x <= x) {
-        for (lo = *at; lo + 2 < kv->n && kv->v[lo + 1].x <= x; lo++)
-            ;
-    } else {
-        hi = kv->n - 1;
-        while (lo + 1 < hi) {          /* kv[lo].x <= x <= kv[hi].x */
-            size_t mid = lo + (hi - lo) / 2;
-            if (kv->v[mid].x <= x)
-                lo = mid;
-            else
-                hi = mid;
-        }
-    }
-    *at = lo;
-    a = &kv->v[lo];
-    b = &kv->v[lo + 1];
-    if (b->x == a->x) {
-        *y = (long double)(side > 0 ? (a->y < b->y ? a->y : b->y) : (a->y > b->y ? a->y : b->y));
-        return 1;
-    }
-    *y = (long double)a->y + (long double)(b->y - a->y) * (long double)(x - a->x) /
-                                 (long double)(b->x - a->x) +
-         side * (long double)w / 2 * (long double)(x - a->x) * (long double)(b->x - x);
-    return 1;
-}
-
-int tsync__envelope_at(const struct tsync__envelope *env, struct tsync__envelope_cursor *at,
-                       tsync_time x, double w, long double *lo, long double *hi)
-{
-    if (!side_at(&env->up, &at->up, x, w, +1, hi))
-        *hi = INFINITY;
-    if (!side_at(&env->lo, &at->lo, x, w, -1, lo))
-        *lo = -INFINITY;
-    return *lo <= *hi;
-}
-
 int tsync__envelope_build(struct tsync__envelope *env, const struct tsync__pair_samples *s,
                           const struct tsync__pieces *ps)
 {
@@ -219,6 +172,50 @@ static int knots_at(const struct tsync__knots *kv, size_t *i, tsync_time x, long
                                                 (long double)(x - a->x) /
                                                 (long double)(b->x - a->x);
     return 1;
+}
+
+/* The envelope of knots kv at x with its exact bulge w/2 (x - x_a)(x_b - x) toward
+ * side (+1 above the chord, -1 below; at a knot's own x the tightest knot there);
+ * 0 where kv does not bracket x. knots_at moves the cursor on from *at; asked
+ * before it, the interval is found by bisection first. */
+static int side_at(const struct tsync__knots *kv, size_t *at, tsync_time x, double w, int side,
+                   long double *y)
+{
+    const struct tsync__pt *a, *b;
+    if (kv->n >= 2 && (*at + 1 >= kv->n || x < kv->v[*at].x)) {
+        size_t lo = 0, hi = kv->n - 1;
+        while (lo + 1 < hi) {          /* kv[lo].x < x (or lo = 0), x <= kv[hi].x */
+            size_t mid = lo + (hi - lo) / 2;
+            if (kv->v[mid].x < x)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        *at = lo;
+    }
+    if (!knots_at(kv, at, x, y))
+        return 0;
+    a = &kv->v[*at];
+    b = a + 1;
+    if (x == a->x || x == b->x) {
+        /* At knots: the tightest of those at x, exact (no chord's rounding). */
+        const struct tsync__pt *p = x == a->x ? a : b, *end = kv->v + kv->n;
+        for (*y = (long double)p->y; p < end && p->x == x; p++)
+            *y = side > 0 ? fminl(*y, (long double)p->y) : fmaxl(*y, (long double)p->y);
+    } else {
+        *y += side * (long double)w / 2 * (long double)(x - a->x) * (long double)(b->x - x);
+    }
+    return 1;
+}
+
+int tsync__envelope_at(const struct tsync__envelope *env, struct tsync__envelope_cursor *at,
+                       tsync_time x, double w, long double *lo, long double *hi)
+{
+    if (!side_at(&env->up, &at->up, x, w, +1, hi))
+        *hi = INFINITY;
+    if (!side_at(&env->lo, &at->lo, x, w, -1, lo))
+        *lo = -INFINITY;
+    return *lo <= *hi;
 }
 
 /* The largest distance from f to the envelopes over f's segment k (plus the

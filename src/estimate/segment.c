@@ -359,16 +359,17 @@ void tsync__pwl_open_bounds(const struct tsync__pair_fit *fit, struct tsync__pwl
     tsync__pwl_lower(f, open_segment_bound, &at);
 }
 
-/* Appends the point (x, value) with the bound of pieces [k0, k1], value held inside
- * the envelope of the constraints where they bracket x: the wander margin that lets
- * a curve leave a long piece's range by milliseconds does not let it pass a message
- * there (a sparse pair's local lines reversed half its messages before). */
+/* A function being drawn from a fit. */
 struct drawing {
     struct tsync__pwl *f;
     const struct tsync__pair_fit *fit;
     struct tsync__envelope_cursor at;   /* the points come in order of x */
 };
 
+/* Appends the point (x, value) with the bound of pieces [k0, k1], value held inside
+ * the envelope of the constraints where they bracket x: the wander margin that lets
+ * a curve leave a long piece's range by milliseconds does not let it pass a message
+ * there (a sparse pair's local lines reversed half its messages before). */
 static void add_point(struct drawing *d, size_t k0, size_t k1, tsync_time x, long double value)
 {
     long double lo, hi;
