@@ -251,12 +251,20 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
                     const struct tsync__est_params *params, const struct tsync__pair_samples *s);
 void tsync__pair_fit_free(struct tsync__pair_fit *fit);
 
+/* Samples each way a window cut short needs: the fastest of 16 is close to the
+ * minimum; where a pair's messages wait too often for its local lines (MPI traces
+ * with late receives and collectives), 8 a window follow the clock better than
+ * the hull's pieces (16 nodes of one rank over half an hour: 4.8 -> 2.9 us). */
+#define TSYNC__WINDOW_LEAST 16
+#define TSYNC__WINDOW_FEWEST 8
+
 /* The windows of a pair's one-way samples (each kind sorted by x), each detrended
  * by the slope of the piece of ps it starts in, a window at most `width` long (up to
- * three times that for a pair that has no windows of that length). None where
- * they lie far apart. 0 or TSYNC_ENOMEM (w empty). */
+ * three times that for a pair that has no windows of that length) and holding
+ * `least` samples each way at least. None where they lie far apart. 0 or
+ * TSYNC_ENOMEM (w empty). */
 int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samples *s,
-                         const struct tsync__pieces *ps, int64_t width);
+                         const struct tsync__pieces *ps, int64_t width, size_t least);
 void tsync__windows_free(struct tsync__windows *w);
 
 /* The curve of windows w[0, n) (n > 0) at x: joined linearly between their centres,

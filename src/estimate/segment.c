@@ -216,13 +216,18 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
      * whatever the estimator: the regression's pieces of a few messages each were
      * milliseconds off at their ends (class n of bench_accuracy: 1.5 ms, 13 us so). */
     if (params->window > 0) {
-        if ((rc = tsync__windows_build(&fit->windows, s, &fit->pieces, params->window)))
+        if ((rc = tsync__windows_build(&fit->windows, s, &fit->pieces, params->window,
+                                       TSYNC__WINDOW_LEAST)))
             goto fail;
         if (fit->windows.n && !est->guaranteed) {
             tsync__windows_free(&fit->windows);     /* the regression keeps its lines */
         } else if (!fit->windows.n) {
             tsync__windows_free(&fit->windows);   /* windows left out may hold room */
             if ((rc = tsync__local_lines(&fit->windows, s, params)))
+                goto fail;
+            if (!fit->windows.n && est->guaranteed &&
+                (rc = tsync__windows_build(&fit->windows, s, &fit->pieces, params->window,
+                                           TSYNC__WINDOW_FEWEST)))
                 goto fail;
         }
     }
@@ -583,7 +588,7 @@ static void wspans_init(struct wspan *ws, const struct tsync__pair_fit *fit)
         for (j = i; j < w->n && w->v[j].x <= v[k].x_last; j++)
             ;
         ws[k].first = i;
-        ws[k].n = bends && j - i >= 2 && v[k].kind == TSYNC_BOUND_BOUNDED &&
+        ws[k].n = bends && j - i >= 1 && v[k].kind == TSYNC_BOUND_BOUNDED &&
                           tsync__hull_lines(&v[k], &a_lo, &b_lo, &a_hi, &b_hi) == 0
                       ? j - i
                       : 0;
@@ -645,20 +650,67 @@ static long double bent_value(const struct join *j, size_t k, long double x)
     return j->bd[k].borrow == 2 ? held_in_range(&v[k], (tsync_time)llroundl(x), y, 0) : y;
 }
 
+/* Where piece k and the next both follow windows, the two windows the curve
+ * bridges their boundary with: k's last (*l) and the next's first (*r). 1, or 0
+ * where there are none. */
+static int bridge(const struct join *j, size_t k, const struct tsync__window **l,
+                  const struct tsync__window **r)
+{
+    const struct wspan *ws = j->ws;
+    if (k + 1 >= j->fit->pieces.n || !ws[k].n || !ws[k + 1].n ||
+        ws[k + 1].first != ws[k].first + ws[k].n)
+        return 0;
+    *l = &j->fit->windows.v[ws[k].first + ws[k].n - 1];
+    *r = *l + 1;
+    return 1;
+}
+
+/* The cubic between windows l and r that meets both with their values and slopes
+ * (Hermite's), at x. A piece's windows carried on past the last one along its
+ * slope to the piece's end were off by the clock's bend: 2.7 us over 30 s of a
+ * drift changing by 0.006 ppm/s (class c of bench_accuracy). */
+static long double bridged(const struct tsync__window *l, const struct tsync__window *r,
+                           long double x)
+{
+    long double dx = (long double)(r->x - l->x), t = (x - (long double)l->x) / dx;
+    long double t2 = t * t, t3 = t2 * t;
+    return l->y + (3 * t2 - 2 * t3) * (r->y - l->y) +
+           dx * ((t3 - 2 * t2 + t) * l->a + (t3 - t2) * r->a);
+}
+
 /* The joined estimate at x, inside or next to piece k: among a piece's samples the
- * windows' curve where it has windows, else the bent pieces; beyond them the bent
- * pieces, moved to meet the windows' curve at the piece's end. */
+ * windows' curve where it has windows (bridged to a neighbour's beyond its first and
+ * last), else the bent pieces; beyond them the bent pieces, moved to meet the
+ * windows' curve at the piece's end. */
 static long double piece_value(const struct join *j, size_t k, long double x)
 {
     const struct tsync__piece *p = &j->fit->pieces.v[k];
+    const struct tsync__window *l, *r;
     tsync_time edge;
     if (!j->ws[k].n)
         return bent_value(j, k, x);
-    if (x >= (long double)p->x_first && x <= (long double)p->x_last)
+    if (x >= (long double)p->x_first && x <= (long double)p->x_last) {
+        if ((bridge(j, k, &l, &r) && x > (long double)l->x) ||
+            (k && bridge(j, k - 1, &l, &r) && x < (long double)r->x))
+            return held_curve(j->fit, p, (tsync_time)llroundl(x), bridged(l, r, x));
         return window_value(j->fit, j->ws, k, (tsync_time)llroundl(x));
+    }
     edge = x < (long double)p->x_first ? p->x_first : p->x_last;
     return bent_value(j, k, x) + window_value(j->fit, j->ws, k, edge) -
            bent_value(j, k, (long double)edge);
+}
+
+/* Adds the points of the bridge from window l to r strictly between x0 and x1, on
+ * piece k. */
+static void add_bridge(struct drawing *d, const struct join *j, size_t k,
+                       const struct tsync__window *l, const struct tsync__window *r,
+                       tsync_time x0, tsync_time x1)
+{
+    for (int i = 1; i < BEND_STEPS; i++) {
+        tsync_time x = l->x + part_of(r->x - l->x, i, BEND_STEPS);
+        if (x > x0 && x < x1)
+            add_point(d, k, k, x, piece_value(j, k, (long double)x));
+    }
 }
 
 static int time_cmp(const void *a, const void *b)
@@ -761,13 +813,17 @@ static int join_all(struct tsync__pwl *out, const struct tsync__pair_fit *fit, t
         int next = k + 1 < np && v[k + 1].x_first == v[k].x_last;
         int steps = bd[k].link_l || bd[k].link_r || bd[k].borrow ? BEND_STEPS : 1;
         if (ws[k].n) {
-            /* The piece's ends and its windows' centres. */
+            /* The piece's ends, its windows' centres and the bridges to its
+             * neighbours' windows. */
+            const struct tsync__window *l, *r, *w = fit->windows.v + ws[k].first;
             add_point(&d, prev ? k - 1 : k, k, v[k].x_first,
                       piece_value(&j, k, (long double)v[k].x_first));
-            for (size_t i = 0; i < ws[k].n; i++) {
-                tsync_time x = fit->windows.v[ws[k].first + i].x;
-                add_point(&d, k, k, x, piece_value(&j, k, (long double)x));
-            }
+            if (k && bridge(&j, k - 1, &l, &r))
+                add_bridge(&d, &j, k, l, r, v[k].x_first, w[0].x);
+            for (size_t i = 0; i < ws[k].n; i++)
+                add_point(&d, k, k, w[i].x, piece_value(&j, k, (long double)w[i].x));
+            if (bridge(&j, k, &l, &r))
+                add_bridge(&d, &j, k, l, r, w[ws[k].n - 1].x, v[k].x_last);
             add_point(&d, k, next ? k + 1 : k, v[k].x_last,
                       piece_value(&j, k, (long double)v[k].x_last));
         } else {
@@ -782,9 +838,13 @@ static int join_all(struct tsync__pwl *out, const struct tsync__pair_fit *fit, t
          * either piece, grown with the distance. */
         for (int i = 1; k + 1 < np && i < BEND_STEPS; i++) {
             tsync_time x = v[k].x_last + part_of(v[k + 1].x_first - v[k].x_last, i, BEND_STEPS);
+            const struct tsync__window *l, *r;
             long double y;
             if (bd[k].link_r && !ws[k].n && !ws[k + 1].n) {
                 y = piece_value(&j, k, (long double)x);
+            } else if (bridge(&j, k, &l, &r)) {
+                size_t near = x - v[k].x_last <= v[k + 1].x_first - x ? k : k + 1;
+                y = held_curve(fit, &v[near], x, bridged(l, r, (long double)x));
             } else {
                 long double y0 = piece_value(&j, k, (long double)v[k].x_last);
                 long double y1 = piece_value(&j, k + 1, (long double)v[k + 1].x_first);

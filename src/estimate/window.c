@@ -19,20 +19,25 @@
  *
  * up to the slope's error over the window, and the window's value is the middle of
  * the two. A window closes once it holds WINDOW_SAMPLES samples each way (or at
- * max_width with at least WINDOW_SAMPLES_MIN each way; with fewer it gives
- * nothing). Delayed messages only widen a window's band, one way; when all of a
+ * max_width with at least `least` each way, TSYNC__WINDOW_LEAST or, for a pair
+ * whose messages wait too often for its local lines, TSYNC__WINDOW_FEWEST; with
+ * fewer it gives nothing). Delayed messages only widen a window's band, one way; when all of a
  * window's messages one way were delayed (a receiver held up by the system for a
  * few milliseconds receives them all late), its middle is off by half the delay:
  * a window whose band is wider than WIDE times the pair's median is left out. The
- * middles are then smoothed by a straight line through each window and its h
+ * middles are then smoothed by a line or a parabola through each window and its h
  * neighbours on either side, near the ends its 2h nearest (the minima are noisy by
  * the excess of the fastest message each way), across the hull's pieces: the clock goes on where a piece
- * ends, and a line that stops there bends its ends off. How far to smooth is the data's to say: a clock that
- * bends wants a short line, a straight one a long line that averages the noise away.
- * h is the span, among SMOOTH_MIN, 2 SMOOTH_MIN, ... SMOOTH_MAX, whose lines predict
- * each window from its neighbours best (least squares, leaving the window out: the
- * cross-validation of local linear regression). segment.c joins the middles, never
- * outside the band it promises.
+ * ends, and a line that stops there bends its ends off. How far to smooth, and with
+ * which degree, is the data's to say: a clock that bends wants a short span, a
+ * straight one a long span that averages the noise away, and a line through five
+ * windows of a clock whose drift swings by a ppm in twenty minutes is off by its
+ * bend (a chord of 50 s: 1.4 us, where each window is 0.2 us off), which a parabola
+ * follows. h and the degree are those, among SMOOTH_MIN, 2 SMOOTH_MIN, ... SMOOTH_MAX
+ * and 1 or 2, whose curves predict each window from its neighbours best (least
+ * squares, leaving the window out: the cross-validation of LOESS, local regression
+ * of degree 1 or 2). segment.c joins the middles, never outside the band it
+ * promises.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -43,7 +48,6 @@
 #include "util/vec.h"
 
 #define WINDOW_SAMPLES 16      /* each way: the fastest of 16 is close to the minimum */
-#define WINDOW_SAMPLES_MIN 16  /* each way, in a window cut at its longest */
 #define SMOOTH_MIN 2           /* neighbours on each side in the smoothing line, */
 #define SMOOTH_MAX 1024        /* ... at least and at most */
 #define WIDE 1.5L              /* x the median band: a window of delayed messages */
@@ -135,11 +139,11 @@ static int drop_wide(struct tsync__windows *w)
     return 0;
 }
 
-/* Sums over windows for least-squares lines, x in 10^9 ticks from the first window
+/* Sums over windows for local least squares, x in 10^9 ticks from the first window
  * and y from the line through the first window along its slope (so that the sums
  * keep their precision over hours and drifts of 1000 ppm). */
 struct sums {
-    long double n, x, y, xx, xy;
+    long double n, x, xx, x3, x4, y, xy, xxy;
 };
 
 /* A window's x and y as the sums take them. */
@@ -148,10 +152,16 @@ struct point {
 };
 
 /* The sums over windows 0 .. k - 1 but their count, which is k: the spans' sums are
- * differences of two of them, and fewer long doubles to load is less time. */
+ * differences of two of them. */
 struct prefix {
-    long double x, y, xx, xy;
+    long double x, xx, x3, x4, y, xy, xxy;
 };
+
+/* A parabola's sums, centred at x0 from the sums about 0, lose the digits of x0^4
+ * to cancellation: kept to spans at least this part of the distance from the
+ * first window (x0 / 1000: 10^-7 of the terms' size left, where a span of 30 ms an
+ * hour in has none). A clock does not bend measurably over a shorter span. */
+#define PARABOLA_SPAN 1e-3L
 
 /* The value at x of the least-squares line of s, and its slope (*b, per 10^9 ticks: 0
  * where x is all alike and the value is the mean). */
@@ -162,6 +172,25 @@ static long double line_at(const struct sums *s, long double x, long double *b)
         return *b = 0;
     *b = d > 1e-12L * s->n * s->xx ? (s->n * s->xy - s->x * s->y) / d : 0;
     return (s->y - *b * s->x) / s->n + *b * x;
+}
+
+/* The value at x0 of the least-squares parabola of s (y = c0 + c1 u + c2 u^2, u =
+ * x - x0: the normal equations by Cramer's rule), and its slope there (*b); the
+ * line's where three points do not fix a parabola. */
+static long double parabola_at(const struct sums *s, long double x0, long double *b)
+{
+    long double n = s->n, x1 = x0, x2 = x0 * x0, x3 = x2 * x0, x4 = x2 * x2;
+    long double m1 = s->x - n * x1;
+    long double m2 = s->xx - 2 * x1 * s->x + n * x2;
+    long double m3 = s->x3 - 3 * x1 * s->xx + 3 * x2 * s->x - n * x3;
+    long double m4 = s->x4 - 4 * x1 * s->x3 + 6 * x2 * s->xx - 4 * x3 * s->x + n * x4;
+    long double t0 = s->y, t1 = s->xy - x1 * s->y, t2 = s->xxy - 2 * x1 * s->xy + x2 * s->y;
+    long double det = n * (m2 * m4 - m3 * m3) - m1 * (m1 * m4 - m3 * m2) +
+                      m2 * (m1 * m3 - m2 * m2);
+    if (n < 3 || !(det > 1e-9L * n * m2 * m4))
+        return line_at(s, x0, b);
+    *b = (n * (t1 * m4 - m3 * t2) - t0 * (m1 * m4 - m3 * m2) + m2 * (m1 * t2 - t1 * m2)) / det;
+    return (t0 * (m2 * m4 - m3 * m3) - m1 * (t1 * m4 - m3 * t2) + m2 * (t1 * m3 - m2 * t2)) / det;
 }
 
 /* The windows of i's span among n: h on either side of i, and near an end the 2h + 1
@@ -178,56 +207,81 @@ static void span(size_t n, size_t i, size_t h, size_t *from, size_t *to)
     *to = *from + 2 * h < n - 1 ? *from + 2 * h : n - 1;
 }
 
-/* The value at window i of the line through windows from..to, with i or without it
- * (leave = 1), and the line's slope (*b). */
+/* Whether a parabola is drawn through windows from..to around window i. */
+static int parabola_spans(const struct point *own, size_t from, size_t to, size_t i)
+{
+    return to - from >= 2 && own[to].x - own[from].x >= PARABOLA_SPAN * fabsl(own[i].x);
+}
+
+/* The value at window i of the curve of degree 1 or 2 through windows from..to, with
+ * i or without it (leave = 1), and its slope there (*b). */
 static long double fitted(const struct prefix *prefix, const struct point *own, size_t from,
-                          size_t to, size_t i, int leave, long double *b)
+                          size_t to, size_t i, int leave, int degree, long double *b)
 {
     const struct prefix *hi = &prefix[to + 1], *lo = &prefix[from];
     const struct point *me = &own[i];
     struct sums s;
     s.n = (long double)(to + 1 - from);
     s.x = hi->x - lo->x;
-    s.y = hi->y - lo->y;
     s.xx = hi->xx - lo->xx;
+    s.x3 = hi->x3 - lo->x3;
+    s.x4 = hi->x4 - lo->x4;
+    s.y = hi->y - lo->y;
     s.xy = hi->xy - lo->xy;
+    s.xxy = hi->xxy - lo->xxy;
     if (leave) {
+        long double xx = me->x * me->x;
         s.n -= 1;
         s.x -= me->x;
+        s.xx -= xx;
+        s.x3 -= xx * me->x;
+        s.x4 -= xx * xx;
         s.y -= me->y;
-        s.xx -= me->x * me->x;
         s.xy -= me->x * me->y;
+        s.xxy -= xx * me->y;
     }
+    if (degree == 2 && parabola_spans(own, from, to, i))
+        return parabola_at(&s, me->x, b);
     return line_at(&s, me->x, b);
 }
 
-/* The span whose lines, each window left out of its own, predict the windows best. */
-static size_t best_span(const struct prefix *prefix, const struct point *own, size_t n)
+/* The span and degree whose curves, each window left out of its own, predict the
+ * windows best; judged on CV_WINDOWS of them at most, evenly spread (a pair of 10^6
+ * messages has 30 000 windows, and the score of a span settles long before: the
+ * smoothing cost 130 x 10^6 instructions on every window, 20 x 10^6 so). */
+#define CV_WINDOWS 4096
+static size_t best_span(const struct prefix *prefix, const struct point *own, size_t n,
+                        int *degree)
 {
     long double best = -1;
-    size_t best_h = SMOOTH_MIN;
+    size_t best_h = SMOOTH_MIN, stride = n / CV_WINDOWS + 1;
+    *degree = 1;
     for (size_t h = SMOOTH_MIN; h <= SMOOTH_MAX; h *= 2) {
-        long double cv = 0;
+        long double cv[2] = { 0, 0 };
         size_t from, to, longest = 0;
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n; i += stride) {
             span(n, i, h, &from, &to);
-            if (to - from >= 2) { /* two others at least draw a line */
-                long double b, e = own[i].y - fitted(prefix, own, from, to, i, 1, &b);
-                cv += e * e;
+            if (to - from >= 3) { /* three others at least draw a parabola */
+                long double b, e1 = own[i].y - fitted(prefix, own, from, to, i, 1, 1, &b), e2 = e1;
+                if (parabola_spans(own, from, to, i))
+                    e2 = own[i].y - fitted(prefix, own, from, to, i, 1, 2, &b);
+                cv[0] += e1 * e1;
+                cv[1] += e2 * e2;
             }
             longest = to - from > longest ? to - from : longest;
         }
-        if (best < 0 || cv < best)
-            best = cv, best_h = h;
+        for (int d = 1; d <= 2; d++)
+            if (best < 0 || cv[d - 1] < best)
+                best = cv[d - 1], best_h = h, *degree = d;
         if (longest < 2 * h) /* no span grows any more */
             break;
     }
     return best_h;
 }
 
-/* Replaces every window's value by that of the straight line fitted through it and
- * its h neighbours on each side, h chosen by cross-validation, and
- * its slope by the line's where the line has two windows or more: the curve's slope
+/* Replaces every window's value by that of the curve fitted through it and its h
+ * neighbours on each side, h and the degree chosen by cross-validation, and
+ * its slope by the curve's where it has two windows or more: the curve's slope
  * there, which carries it beyond its first and last windows (a piece's own slope is
  * its average over minutes, a wandering clock's slope at its end is not). */
 static int smooth(struct tsync__windows *w)
@@ -236,7 +290,7 @@ static int smooth(struct tsync__windows *w)
     struct point *own;
     struct prefix *prefix;
     long double a0, y0;
-    int rc = TSYNC_ENOMEM;
+    int degree, rc = TSYNC_ENOMEM;
     if (n < 2)
         return 0;
     own = malloc(n * sizeof(*own));
@@ -247,19 +301,25 @@ static int smooth(struct tsync__windows *w)
     y0 = w->v[0].y;
     for (size_t i = 0; i < n; i++) {
         long double dx = (long double)(w->v[i].x - w->v[0].x);
-        own[i].x = dx / 1e9L;
-        own[i].y = w->v[i].y - y0 - a0 * dx;
-        prefix[i + 1].x = prefix[i].x + own[i].x;
-        prefix[i + 1].y = prefix[i].y + own[i].y;
-        prefix[i + 1].xx = prefix[i].xx + own[i].x * own[i].x;
-        prefix[i + 1].xy = prefix[i].xy + own[i].x * own[i].y;
+        struct point *p = &own[i];
+        long double xx;
+        p->x = dx / 1e9L;
+        p->y = w->v[i].y - y0 - a0 * dx;
+        xx = p->x * p->x;
+        prefix[i + 1].x = prefix[i].x + p->x;
+        prefix[i + 1].xx = prefix[i].xx + xx;
+        prefix[i + 1].x3 = prefix[i].x3 + xx * p->x;
+        prefix[i + 1].x4 = prefix[i].x4 + xx * xx;
+        prefix[i + 1].y = prefix[i].y + p->y;
+        prefix[i + 1].xy = prefix[i].xy + p->x * p->y;
+        prefix[i + 1].xxy = prefix[i].xxy + xx * p->y;
     }
-    h = best_span(prefix, own, n);
-    /* The fitted lines read the sums alone: each window takes its own at once. */
+    h = best_span(prefix, own, n, &degree);
+    /* The fitted curves read the sums alone: each window takes its own at once. */
     for (size_t i = 0; i < n; i++) {
         long double b, y;
         span(n, i, h, &from, &to);
-        y = fitted(prefix, own, from, to, i, 0, &b);
+        y = fitted(prefix, own, from, to, i, 0, degree, &b);
         w->v[i].y = y + y0 + a0 * (long double)(w->v[i].x - w->v[0].x);
         if (to > from && !isnan(b))
             w->v[i].a = a0 + b / 1e9L;
@@ -365,7 +425,7 @@ static int window_end(const struct tsync__pair_samples *s, size_t ia, size_t ib,
 /* The windows at most max_width long, without the wide ones; none where they lie
  * far apart. */
 static int build_at(struct tsync__windows *w, const struct tsync__pair_samples *s,
-                    const struct tsync__pieces *ps, int64_t max_width)
+                    const struct tsync__pieces *ps, int64_t max_width, size_t least)
 {
     size_t ia = 0, ib = 0, cap = 0, k = 0, slope_of = SIZE_MAX, na, nb;
     long double slope = 0;        /* detrend_slope of piece slope_of */
@@ -377,7 +437,7 @@ static int build_at(struct tsync__windows *w, const struct tsync__pair_samples *
      * each kind at least): growing by doubling copied the windows of 10^7 samples
      * twice over. */
     cap = (s->n_above < s->n_below ? s->n_above : s->n_below) /
-          (WINDOW_SAMPLES < WINDOW_SAMPLES_MIN ? WINDOW_SAMPLES : WINDOW_SAMPLES_MIN) + 1;
+          (WINDOW_SAMPLES < least ? WINDOW_SAMPLES : least) + 1;
     if (!(w->v = malloc(cap * sizeof(*w->v))))
         return TSYNC_ENOMEM;
     while (ia < s->n_above || ib < s->n_below) {
@@ -401,8 +461,8 @@ static int build_at(struct tsync__windows *w, const struct tsync__pair_samples *
         ia += na;
         ib += nb;
         /* A window cut short (at max_width, at the next piece, at the end) counts
-         * with WINDOW_SAMPLES_MIN each way. */
-        if ((full || (a.n_above >= WINDOW_SAMPLES_MIN && a.n_below >= WINDOW_SAMPLES_MIN)) &&
+         * with `least` each way. */
+        if ((full || (a.n_above >= least && a.n_below >= least)) &&
             (rc = close_window(w, &a, &cap)))
             goto fail;
     }
@@ -415,7 +475,7 @@ fail:
 }
 
 int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samples *s,
-                         const struct tsync__pieces *ps, int64_t width)
+                         const struct tsync__pieces *ps, int64_t width, size_t least)
 {
     int64_t longer = window_width(s, width);
     int rc;
@@ -425,10 +485,10 @@ int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samp
     /* Longer windows only for a pair that has none of the width asked for: where
      * short ones fill, they bend less with the clock (collectives only: 0.62 us with
      * 5 s, 0.93 us with 15 s). */
-    rc = build_at(w, s, ps, width);
+    rc = build_at(w, s, ps, width, least);
     if (rc == 0 && !w->n && longer > width) {
         tsync__windows_free(w);
-        rc = build_at(w, s, ps, longer);
+        rc = build_at(w, s, ps, longer, least);
         if (rc == 0 && w->n < STRETCHED_MIN) /* too few to tell a bend from noise */
             w->n = 0;
     }

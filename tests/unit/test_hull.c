@@ -941,6 +941,74 @@ static void test_outliers_keep_bound(void **state)
     tsync__pair_fit_free(&f);
 }
 
+/* A drift that swings by 1 ppm in 10 minutes (0.01 ppm/s at its fastest, thermal
+ * clocks of nodes a rack apart), messages every 0.4 s each way with up to 1 us of
+ * excess over 4 us. A line through five windows (40 s) is off by the bend, 0.7 us;
+ * the parabola the cross-validation picks is not, and where the hull splits the
+ * band (every minute or so) the curve bridges the gap between two pieces' windows
+ * with both windows' slopes instead of carrying one window's on (2.7 us over 30 s). */
+static long double swinging_truth(long double x)
+{
+    const long double pi = 3.14159265358979323846L, period = 600e9L;
+    return 3000000 + x * (1 + 5e-6L) - 1e-6L * period / (2 * pi) * cosl(2 * pi * x / period);
+}
+
+static void test_fast_bend_parabola(void **state)
+{
+    static struct tsync__pt up[4000], dn[4000];
+    struct tsync__est_params p = wander_params();
+    struct tsync__pair_fit f;
+    struct tsync__pwl w;
+    const tsync_time end = 1200000000000;
+    size_t n = messages(up, dn, 400000000, end, swinging_truth, 0);
+    long double worst;
+    (void)state;
+    p.wander = 2e-8 / 1e9;              /* the bend is within the wander allowed */
+    fit(&f, up, n, dn, n, p);
+    assert_true(f.windows.n > 100);
+    assert_true(f.pieces.n > 4);        /* the band does not hide this bend */
+    assert_int_equal(tsync__pwl_from_fit(&w, &f, 0, end), 0);
+    worst = check_inside(&w, swinging_truth, 10000000000, end - 10000000000, 100000000);
+    if (!(worst < 300))
+        fail_msg("a swinging drift followed %.0Lf ns off", worst);
+    tsync__pwl_free(&w);
+    tsync__pair_fit_free(&f);
+}
+
+/* A message a second each way, two of three held up 10 to 100 ms by receives posted
+ * late (an MPI pair with collectives): too many waits for local minimax lines, too
+ * few prompt messages for windows of 16 each way; windows of 8 still follow the
+ * clock, where the hull's pieces alone were microseconds off. */
+static void test_waiting_pair_follows_bend(void **state)
+{
+    static struct tsync__pt up[1300], dn[1300];
+    struct tsync__est_params p = wander_params();
+    struct tsync__pair_fit f;
+    struct tsync__pwl w;
+    const tsync_time end = 1200000000000;
+    uint32_t r = 99;
+    size_t n = messages(up, dn, 1000000000, end, swinging_truth, 0);
+    long double worst;
+    (void)state;
+    for (size_t i = 0; i < n; i++) {
+        if (lcg(&r) % 3)
+            up[i].y += 10000000 + (tsync_time)(lcg(&r) % 1000) * 90000;
+        if (lcg(&r) % 3)
+            dn[i].x += 10000000 + (tsync_time)(lcg(&r) % 1000) * 90000;
+    }
+    qsort(dn, n, sizeof(*dn), pt_cmp);
+    p.wander = 2e-8 / 1e9;
+    fit(&f, up, n, dn, n, p);
+    assert_false(f.windows.local);
+    assert_true(f.windows.n > 50);
+    assert_int_equal(tsync__pwl_from_fit(&w, &f, 0, end), 0);
+    worst = check_inside(&w, swinging_truth, 10000000000, end - 10000000000, 100000000);
+    if (!(worst < 1000))
+        fail_msg("a waiting pair followed %.0Lf ns off", worst);
+    tsync__pwl_free(&w);
+    tsync__pair_fit_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -964,6 +1032,8 @@ int main(void)
         cmocka_unit_test(test_straight_clock_long_span),
         cmocka_unit_test(test_ends_as_good_as_middle),
         cmocka_unit_test(test_outliers_keep_bound),
+        cmocka_unit_test(test_fast_bend_parabola),
+        cmocka_unit_test(test_waiting_pair_follows_bend),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
