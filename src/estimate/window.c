@@ -21,23 +21,23 @@
  * the two. A window closes once it holds WINDOW_SAMPLES samples each way (or at
  * max_width with at least `least` each way, TSYNC__WINDOW_LEAST or, for a pair
  * whose messages wait too often for its local lines, TSYNC__WINDOW_FEWEST; with
- * fewer it gives nothing). Delayed messages only widen a window's band, one way; when all of a
- * window's messages one way were delayed (a receiver held up by the system for a
- * few milliseconds receives them all late), its middle is off by half the delay:
- * a window whose band is wider than WIDE times the pair's median is left out. The
- * middles are then smoothed by a line or a parabola through each window and its h
- * neighbours on either side, near the ends its 2h nearest (the minima are noisy by
- * the excess of the fastest message each way), across the hull's pieces: the clock goes on where a piece
- * ends, and a line that stops there bends its ends off. How far to smooth, and with
- * which degree, is the data's to say: a clock that bends wants a short span, a
- * straight one a long span that averages the noise away, and a line through five
- * windows of a clock whose drift swings by a ppm in twenty minutes is off by its
- * bend (a chord of 50 s: 1.4 us, where each window is 0.2 us off), which a parabola
- * follows. h and the degree are those, among SMOOTH_MIN, 2 SMOOTH_MIN, ... SMOOTH_MAX
- * and 1 or 2, whose curves predict each window from its neighbours best (least
- * squares, leaving the window out: the cross-validation of LOESS, local regression
- * of degree 1 or 2). segment.c joins the middles, never outside the band it
- * promises.
+ * fewer it gives nothing). Delayed messages only widen a window's band, one way;
+ * when all of a window's messages one way were delayed (a receiver held up by the
+ * system for a few milliseconds receives them all late), its middle is off by half
+ * the delay: a window whose band is wider than WIDE times the pair's median is left
+ * out. The middles are then smoothed by a line or a parabola through each window
+ * and its h neighbours on either side, near the ends its 2h nearest (the minima are
+ * noisy by the excess of the fastest message each way), across the hull's pieces:
+ * the clock goes on where a piece ends, and a line that stops there bends its ends
+ * off. How far to smooth, and with which degree, is the data's to say: a clock that
+ * bends wants a short span, a straight one a long span that averages the noise
+ * away, and a line through five windows of a clock whose drift swings by a ppm in
+ * twenty minutes is off by its bend (a chord of 50 s: 1.4 us, where each window is
+ * 0.2 us off), which a parabola follows. h and the degree are those, among
+ * SMOOTH_MIN, 2 SMOOTH_MIN, ... SMOOTH_MAX and 1 or 2, whose curves predict each
+ * window from its neighbours best (least squares, leaving the window out: the
+ * cross-validation of LOESS, local regression of degree 1 or 2). segment.c joins
+ * the middles, never outside the band it promises.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -48,7 +48,7 @@
 #include "util/vec.h"
 
 #define WINDOW_SAMPLES 16      /* each way: the fastest of 16 is close to the minimum */
-#define SMOOTH_MIN 2           /* neighbours on each side in the smoothing line, */
+#define SMOOTH_MIN 2           /* neighbours on each side in the smoothing curve, */
 #define SMOOTH_MAX 1024        /* ... at least and at most */
 #define WIDE 1.5L              /* x the median band: a window of delayed messages */
 #define SPARSE 2.0L            /* x the longest window: the median gap between windows */
