@@ -1009,6 +1009,31 @@ static void test_waiting_pair_follows_bend(void **state)
     tsync__pair_fit_free(&f);
 }
 
+/* A loose piece (one message each way 6 s apart, the band between them 8 ms wide and
+ * the truth at its lower edge) before a gap, then a measured offset (a box of +-5
+ * ticks) 12 s later: across the gap each side weighs by how far it can be off, so a
+ * second before the record the map follows it (the straight line from the loose
+ * piece's middle was 333 us off there). */
+static void test_gap_gives_way_to_record(void **state)
+{
+    struct tsync__pt up[2] = { { 112000000000, 112008000000 }, { 130000000000, 130000000005 } };
+    struct tsync__pt dn[2] = { { 118000000000, 118000000000 }, { 130000000000, 129999999995 } };
+    struct tsync__est_params p = params(1e-3, 1, 1000000000);
+    struct tsync__pair_fit f;
+    struct tsync__pwl w;
+    long double at = 129000000000.0L;
+    (void)state;
+    p.max_gap = 10000000000;
+    fit(&f, up, 2, dn, 2, p);
+    assert_int_equal(f.pieces.n, 2);
+    assert_int_equal(tsync__pwl_from_fit(&w, &f, 112000000000, 130000000000), 0);
+    if (!(fabsl(tsync__pwl_eval(&w, at) - at) < 50000))
+        fail_msg("a second before the record: %.0Lf ns off", tsync__pwl_eval(&w, at) - at);
+    assert_true(fabsl(tsync__pwl_eval(&w, at) - at) <= tsync__pwl_bound(&w, at));
+    tsync__pwl_free(&w);
+    tsync__pair_fit_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1034,6 +1059,7 @@ int main(void)
         cmocka_unit_test(test_outliers_keep_bound),
         cmocka_unit_test(test_fast_bend_parabola),
         cmocka_unit_test(test_waiting_pair_follows_bend),
+        cmocka_unit_test(test_gap_gives_way_to_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
