@@ -235,9 +235,9 @@ TSYNC_API const char *tsync_estimate_reference_rule(const tsync_estimate *e, uin
                                                     const char **why);
 
 /** Busy periods of the trace (MPI_Init, the main phase, MPI_Finalize, separated by
- *  more than max_gap_s without events): each has its own shortest paths, since the
- *  pair that relates two clocks best in one period may not in another; a domain's
- *  path is that of the busiest period. 1 when the trace has no such gap. */
+ *  more than half of max_gap_s without events): each has its own shortest paths,
+ *  since the pair that relates two clocks best in one period may not in another; a
+ *  domain's path is that of the busiest period. 1 when the trace has no such gap. */
 TSYNC_API size_t tsync_estimate_period_count(const tsync_estimate *e);
 
 /** Ticks added to every map of component c so that no corrected time is negative

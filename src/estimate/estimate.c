@@ -85,7 +85,7 @@ static void event_ranges(struct tsync__run *r)
 /* Every location's busy intervals, for the busy periods (none without max_gap). */
 static int location_spans(struct tsync__run *r)
 {
-    int64_t g = r->params.max_gap;
+    int64_t g = tsync__est_period_gap(r);
     if (g <= 0)
         return 0;
     return r->lists ? tsync__spans_of_lists(&r->spans, r->t, r->lists, r->n_lists, g)

@@ -32,6 +32,7 @@ struct tsync_estimate {
     char *reason;
     uint64_t rejected;               /* over all edges */
     size_t periods;                  /* busy periods, each with its own shortest paths */
+    double period_gap_s;             /* the idle time that parts them */
 };
 
 /* What samples came from, for people: "messages 28 + sessions 120 + offsets 9",

@@ -10,7 +10,12 @@
  * composition per period and domain). */
 #define MAX_PERIODS 64
 
-/* One busy period: the edges weighed by their bounds over it, shortest paths, and
+int64_t tsync__est_period_gap(const struct tsync__run *r)
+{
+    return r->params.max_gap > 1 ? r->params.max_gap / 2 : r->params.max_gap;
+}
+
+/* One busy period: the edges weighed by their costs over it, shortest paths, and
  * every domain's map over the period (lo[d], hi[d]: its ends on d's clock) into out[]. */
 static int compose_period(struct tsync__run *r, const uint32_t *comp_ref,
                           const struct tsync__epoch *ep, tsync_time *lo, tsync_time *hi,
@@ -45,8 +50,8 @@ static void append_part(struct tsync__pwl *out, const struct tsync__pwl *f, tsyn
         out->bound[out->n - 1] = tsync__pwl_bound(f, (long double)hi);
 }
 
-/* Where the trace has busy periods separated by more than the maximum gap (MPI_Init,
- * the main phase, MPI_Finalize), each period gets its own shortest paths and maps
+/* Where the trace has busy periods separated by more than half the maximum gap
+ * (MPI_Init, the main phase, MPI_Finalize), each period gets its own shortest paths and maps
  * (epochs.c), joined by straight lines across the idle gaps. r->maps holds the maps
  * of the whole-run tree on entry and the joined maps on return; the tree left in
  * r->parent is that of the busiest period, which the report shows. */
@@ -60,9 +65,10 @@ int tsync__est_compose_periods(struct tsync__run *r, const uint32_t *comp_ref)
     size_t busiest = 0, np;
     int rc;
 
-    if ((rc = tsync__find_epochs(&ep, &r->spans, r->t, r->maps, r->params.max_gap)))
+    if ((rc = tsync__find_epochs(&ep, &r->spans, r->t, r->maps, tsync__est_period_gap(r))))
         return rc;
     r->e->periods = 1;
+    r->e->period_gap_s = (double)tsync__est_period_gap(r) / (double)r->t->timer_resolution;
     if (ep.n < 2 || ep.n > MAX_PERIODS || r->params.max_gap <= 0 || !nd)
         goto out;
     r->e->periods = ep.n;

@@ -129,6 +129,13 @@ int tsync__est_build_tree(struct tsync__run *r, const uint32_t *comp_ref);
 int tsync__est_compose(struct tsync__run *r, const tsync_time *lo, const tsync_time *hi,
                        struct tsync__pwl *maps);
 
+/* The idle time that separates two busy periods: half the longest gap a piece spans
+ * (max_gap). A sleep of max_gap between MPI_Init and the main phase, which a
+ * location whose clock runs slow reads as a little less, is one; across it the
+ * bounds of a pair with a ClockOffset record grow by the record's open slope (8.8
+ * ms over 10 s), and weighed over one period with the main phase they made every
+ * such pair alike and the paths a matter of chance. */
+int64_t tsync__est_period_gap(const struct tsync__run *r);
 /* Replaces r->maps by the busy periods' own maps where the trace has several. 0 or
  * TSYNC_ENOMEM. */
 int tsync__est_compose_periods(struct tsync__run *r, const uint32_t *comp_ref);

@@ -107,7 +107,7 @@ void tsync_estimate_print(const tsync_estimate *e, const tsync_trace *t, FILE *o
     if (e->periods > 1)
         fprintf(out, "  periods     %zu busy periods, more than %s apart: each has its own paths "
                 "(shown: the busiest)\n", e->periods,
-                tsync__fmt_seconds(a, sizeof(a), e->opts.max_gap_s));
+                tsync__fmt_seconds(a, sizeof(a), e->period_gap_s));
     if (e->n_comp > 1)
         fprintf(out, "              %u unrelated groups of domains: their times cannot be "
                 "compared\n", e->n_comp);

@@ -270,25 +270,19 @@ static void test_clock_offsets(void **state)
 
 /* ---- busy periods -------------------------------------------------------------------- */
 
-/* Seed 002's runs: offsets measured at MPI_Init and MPI_Finalize 20 minutes apart,
- * messages only in a main phase between them. Domain 1 sends to the master's
- * domain 0 only one way in the main phase, but exchanges with domain 2 both ways;
- * at MPI_Init only the measured offsets relate the clocks. Each period takes its
- * own paths: near the MPI_Init events domain 1's map rests on its measured offset
- * (a bound of a few hundred ticks), not on the main phase's pairs extrapolated
- * ten minutes back; the truth lies within the bound everywhere. */
-static void test_busy_periods(void **state)
+/* Seed 002's runs: offsets measured at MPI_Init (at `init`) and MPI_Finalize (at
+ * `fin`), messages only in a 4-second main phase from `main` on. Domain 1 sends to
+ * the master's domain 0 only one way in the main phase, but exchanges with domain 2
+ * both ways; at MPI_Init only the measured offsets relate the clocks. */
+static const struct clock PERIOD_CLOCKS[3] = { { 0, 0 }, { 20000, 10e-6 }, { -30000, -5e-6 } };
+
+static tsync_trace *phases_trace(double init, double main, double fin)
 {
     static const uint32_t nodes[] = { 0, 1, 2 };
-    static const struct clock clk[3] = { { 0, 0 }, { 20000, 10e-6 }, { -30000, -5e-6 } };
+    const struct clock *clk = PERIOD_CLOCKS;
     struct fx *f = fx_new(3, nodes, 0);
-    tsync_estimate_opts o = TSYNC_ESTIMATE_OPTS_INIT;
-    tsync_trace *t;
-    tsync_estimate *e;
-    const tsync_estimate_domain *d1;
-    (void)state;
     for (int k = 0; k < 2; k++) {                       /* MPI_Init, MPI_Finalize */
-        double at = k ? 1200e9 : 1e6;
+        double at = k ? fin : init;
         for (tsync_loc l = 0; l < 3; l++) {
             tsync_time local = local_of(&clk[l], at, 0);
             fx_offset(f, l, local, local_of(&clk[0], at, 0) - local, l ? 100 : 0);
@@ -296,22 +290,27 @@ static void test_busy_periods(void **state)
             fx_event(f, l, local_of(&clk[l], at + 1e5, 0));
         }
     }
-    for (double at = 600e9; at < 604e9; at += 1e7) {   /* the main phase */
+    for (double at = main; at < main + 4e9; at += 1e7) {
         fx_msg(f, 0, local_of(&clk[0], at, 0), 2, local_of(&clk[2], at + 1500, 1));
         fx_msg(f, 2, local_of(&clk[2], at + 2e6, 0), 0, local_of(&clk[0], at + 2e6 + 1500, 1));
         fx_msg(f, 2, local_of(&clk[2], at + 4e6, 0), 1, local_of(&clk[1], at + 4e6 + 1500, 1));
         fx_msg(f, 1, local_of(&clk[1], at + 6e6, 0), 2, local_of(&clk[2], at + 6e6 + 1500, 1));
         fx_msg(f, 1, local_of(&clk[1], at + 8e6, 0), 0, local_of(&clk[0], at + 8e6 + 40000, 1));
     }
-    t = fx_done(f);
-    e = fx_estimate(t, &o, NULL);
-    assert_int_equal(tsync_estimate_period_count(e), 3);
-    d1 = tsync_estimate_get_domain(e, 1);
-    assert_int_equal(d1->kind, TSYNC_BOUND_BOUNDED);
+    return fx_done(f);
+}
+
+/* The truth within the bound at every event of phases_trace; near the MPI_Init
+ * events (before init_end) location 1's bound is that of its measured offset, not
+ * of the main phase's pairs extrapolated back. */
+static void check_phases(const tsync_trace *t, const tsync_estimate *e, tsync_time init_end)
+{
+    const struct clock *clk = PERIOD_CLOCKS;
+    uint32_t ref = tsync_estimate_component_reference(e, 0);
     for (tsync_loc l = 1; l < 3; l++) {
         const struct tsync_location *loc = &t->locations[l];
         const tsync_estimate_domain *dom = tsync_estimate_get_domain(e, loc->domain);
-        uint32_t ref = tsync_estimate_component_reference(e, 0);
+        assert_int_equal(dom->kind, TSYNC_BOUND_BOUNDED);
         for (uint64_t i = 0; i < loc->n_events; i++) {
             tsync_time x = loc->time[i];
             double truth = clk[ref].offset + (1 + clk[ref].drift) * ((double)x - clk[l].offset) /
@@ -322,17 +321,46 @@ static void test_busy_periods(void **state)
             if (!(fabs(got - truth) <= bound + 1))
                 fail_msg("location %u event %llu: map %.1f, truth %.1f, bound %.1f", l,
                          (unsigned long long)i, got, truth, bound);
-            if (x < 1000000000 && l == 1 && !(bound <= 1000))
+            if (x < init_end && l == 1 && !(bound <= 1000))
                 fail_msg("MPI_Init event %llu of location 1: bound %.1f, not from the "
                          "measured offsets", (unsigned long long)i, bound);
         }
     }
+}
+
+/* phases_trace's estimate with the default options: its busy periods counted and
+ * checked (check_phases); the trace freed. */
+static void expect_periods(tsync_trace *t, size_t periods, tsync_time init_end)
+{
+    tsync_estimate_opts o = TSYNC_ESTIMATE_OPTS_INIT;
+    tsync_estimate *e = fx_estimate(t, &o, NULL);
+    assert_int_equal(tsync_estimate_period_count(e), periods);
+    check_phases(t, e, init_end);
     tsync_estimate_free(e);
     o.max_gap_s = 0;                                    /* one period, one tree */
     e = fx_estimate(t, &o, NULL);
     assert_int_equal(tsync_estimate_period_count(e), 1);
     tsync_estimate_free(e);
     tsync_trace_free(t);
+}
+
+/* MPI_Init, main phase and MPI_Finalize 10 minutes apart: each period takes its own
+ * paths, and near the MPI_Init events domain 1's map rests on its measured offset (a
+ * bound of a few hundred ticks), not on the main phase's pairs extrapolated ten
+ * minutes back. */
+static void test_busy_periods(void **state)
+{
+    (void)state;
+    expect_periods(phases_trace(1e6, 600e9, 1200e9), 3, 1000000000);
+}
+
+/* A sleep of 9.9 s after MPI_Init and before MPI_Finalize, just under the 10 s gap
+ * a piece spans (a clock running slow reads a 10 s sleep so): still three periods
+ * (busy periods part at half the maximum gap), each with its own paths. */
+static void test_sleep_of_max_gap(void **state)
+{
+    (void)state;
+    expect_periods(phases_trace(1e6, 9.901e9, 23.8e9), 3, INT64_MIN);
 }
 
 /* Ten messages in an hour between two hosts (item (k) of the trace classes: one-way
@@ -502,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_clock_offsets),
         cmocka_unit_test(test_busy_periods),
+        cmocka_unit_test(test_sleep_of_max_gap),
         cmocka_unit_test(test_ten_messages),
         cmocka_unit_test(test_regression_exchanges),
         cmocka_unit_test(test_grouping_contradicted),
