@@ -215,6 +215,8 @@ struct tsync__windows {
     size_t n;
     struct tsync__window *v;
     int64_t max_width;        /* longest window, ticks of x */
+    long double scatter;      /* RMS of the windows about their smoothed curve, ticks
+                               * of y: how closely the curve follows the clock */
     int local;                /* local minimax lines (local_lines.c): the curve of the
                                * whole pair, across its pieces */
 };

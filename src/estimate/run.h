@@ -58,8 +58,9 @@ int tsync__est_time_base(struct tsync__run *r, const tsync_estimate_opts *o);
  * other direction is its inverse), frees its samples, and weighs the edge (its
  * kind, weight and pair->sum). 0 or TSYNC_ENOMEM. */
 int tsync__est_fit_edges(struct tsync__run *r);
-/* The largest bound of a pair's function over [from, to] of its lo's clock; -1
- * when out of memory. */
+/* What a path through a pair costs over [from, to] of its lo's clock: its
+ * function's largest bound there, less where its curve follows windowed minima
+ * (pairs.c); -1 when out of memory. */
 double tsync__est_pair_error_over(const struct tsync__pair_fit *fit, tsync_time from,
                                   tsync_time to);
 
@@ -68,9 +69,9 @@ double tsync__est_pair_error_over(const struct tsync__pair_fit *fit, tsync_time 
  *   up_pwl      the tree's pair functions (tsync__pair_fn; ctx is the run): d's
  *               toward its parent, with the bounds the open slopes and the envelope
  *               allow (from hi's side, lo's function inverted)
- *   errors_over the largest bound of every edge's function over [lo[d], hi[d]] of
- *               its lo domain d's clock: w[] of r->g.n_edges (edges without pieces
- *               left as they are)
+ *   errors_over the cost of every edge (tsync__est_pair_error_over) over
+ *               [lo[d], hi[d]] of its lo domain d's clock: w[] of r->g.n_edges
+ *               (edges without pieces left as they are)
  *   anchors     of every bounded edge with pieces (tsync__est_anchored) for the
  *               global least squares (an[] of r->g.n_edges): the ends of its
  *               pieces, and those of both domains' events where the pair

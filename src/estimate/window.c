@@ -283,13 +283,14 @@ static size_t best_span(const struct prefix *prefix, const struct point *own, si
  * neighbours on each side, h and the degree chosen by cross-validation, and
  * its slope by the curve's where it has two windows or more: the curve's slope
  * there, which carries it beyond its first and last windows (a piece's own slope is
- * its average over minutes, a wandering clock's slope at its end is not). */
+ * its average over minutes, a wandering clock's slope at its end is not); w->scatter
+ * is the windows' RMS about the curve. */
 static int smooth(struct tsync__windows *w)
 {
     size_t n = w->n, h, from, to;
     struct point *own;
     struct prefix *prefix;
-    long double a0, y0;
+    long double a0, y0, squares = 0;
     int degree, rc = TSYNC_ENOMEM;
     if (n < 2)
         return 0;
@@ -320,10 +321,12 @@ static int smooth(struct tsync__windows *w)
         long double b, y;
         span(n, i, h, &from, &to);
         y = fitted(prefix, own, from, to, i, 0, degree, &b);
+        squares += (own[i].y - y) * (own[i].y - y);
         w->v[i].y = y + y0 + a0 * (long double)(w->v[i].x - w->v[0].x);
         if (to > from && !isnan(b))
             w->v[i].a = a0 + b / 1e9L;
     }
+    w->scatter = sqrtl(squares / (long double)n);
     rc = 0;
 out:
     free(own);

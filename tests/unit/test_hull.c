@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "estimate/estimator.h"
+#include "estimate/run.h"
 #include "graph/graph.h"
 
 #include "est_fixture.h"
@@ -1034,6 +1035,45 @@ static void test_gap_gives_way_to_record(void **state)
     tsync__pair_fit_free(&f);
 }
 
+/* The largest bound of f's function over [from, to]. */
+static double largest_bound(const struct tsync__pair_fit *f, tsync_time from, tsync_time to)
+{
+    struct tsync__pwl w;
+    double worst = 0;
+    assert_int_equal(tsync__pwl_from_fit(&w, f, from, to), 0);
+    for (size_t i = 0; i < w.n; i++)
+        worst = w.bound[i] > worst ? w.bound[i] : worst;
+    tsync__pwl_free(&w);
+    return worst;
+}
+
+/* A path through a pair costs its bound, but where its curve follows windowed minima
+ * three times their scatter about it: the curved clock in its wide band (bounds of
+ * microseconds, the curve a few hundred ns off) costs well under its largest bound;
+ * a pair without windows costs its largest bound. */
+static void test_path_cost_of_windows(void **state)
+{
+    static struct tsync__pt up[7000], dn[7000];
+    struct tsync__est_params p = wander_params();
+    struct tsync__pair_fit f;
+    const tsync_time end = 70000000000;
+    size_t n = messages(up, dn, 10000000, end, curved_truth, 0);
+    double worst, cost;
+    (void)state;
+    fit(&f, up, n, dn, n, p);
+    assert_true(f.windows.n > 10 && !f.windows.local);
+    worst = largest_bound(&f, 0, end);
+    cost = tsync__est_pair_error_over(&f, 0, end);
+    if (!(cost >= 3 * (double)f.windows.scatter && cost < 1000 && worst > 2000))
+        fail_msg("cost %.0f ns, largest bound %.0f ns, scatter %.0Lf ns", cost, worst,
+                 f.windows.scatter);
+    tsync__pair_fit_free(&f);
+    p.window = 0;                         /* no windows: the largest bound */
+    fit(&f, up, n, dn, n, p);
+    assert_true(tsync__est_pair_error_over(&f, 0, end) == largest_bound(&f, 0, end));
+    tsync__pair_fit_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1060,6 +1100,7 @@ int main(void)
         cmocka_unit_test(test_fast_bend_parabola),
         cmocka_unit_test(test_waiting_pair_follows_bend),
         cmocka_unit_test(test_gap_gives_way_to_record),
+        cmocka_unit_test(test_path_cost_of_windows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
