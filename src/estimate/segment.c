@@ -501,27 +501,41 @@ static long double bend_eval(const struct bend *bd, const struct tsync__piece *v
     return (1 - w) * bend_curve(bd, v, j, x) + w * bend_curve(bd, v, j + 1, x);
 }
 
+/* Half the spread of the slopes a piece's data leave open (0 where the estimator
+ * draws no extreme lines). */
+static long double slope_spread(const struct tsync__piece *p)
+{
+    long double a_lo, b_lo, a_hi, b_hi;
+    return tsync__hull_lines(p, &a_lo, &b_lo, &a_hi, &b_hi) == 0 ? (a_hi - a_lo) / 2 : 0;
+}
+
 /* A loose piece's value at x from its settled neighbours' curves, blended between
  * their centres when it has two, and with its own line by how far each can be off:
  * the curve by as much as a drift changing by `wander` per tick bends away from it
- * over the distance t to the nearest neighbour's samples (wander t^2 / 2), the line
- * by half the piece's range at x. Next to its neighbours a loose piece takes their
- * curve; minutes away, where its own samples are ClockOffset records measured at
- * MPI_Finalize after a sleep, it takes its own line through them. */
+ * over the distance t to the nearest neighbour's samples (wander t^2 / 2), and as
+ * the slope that neighbour leaves open carries it (half its spread times t: a
+ * settled piece's slope may still be 0.25 ppm off, 2.5 us over the 10 s sleep before
+ * MPI_Finalize), the line by half the piece's range at x. Next to its neighbours a
+ * loose piece takes their curve; minutes away, where its own samples are ClockOffset
+ * records measured at MPI_Finalize after a sleep, it takes its own line through
+ * them. */
 static long double borrowed(const struct bend *bd, const struct tsync__piece *v, size_t np,
                             size_t k, long double x, double wander)
 {
     int l = k > 0 && bd[k - 1].settled, r = k + 1 < np && bd[k + 1].settled;
     long double w, curve, t, m, u, lo, hi;
+    size_t near;
     if (!l || !r) {
-        curve = bend_curve(bd, v, l ? k - 1 : k + 1, x);
+        near = l ? k - 1 : k + 1;
+        curve = bend_curve(bd, v, near, x);
         t = l ? x - (long double)v[k - 1].x_last : (long double)v[k + 1].x_first - x;
     } else {
         w = (x - bd[k - 1].c) / (bd[k + 1].c - bd[k - 1].c);
         curve = (1 - w) * bend_curve(bd, v, k - 1, x) + w * bend_curve(bd, v, k + 1, x);
         t = fminl(x - (long double)v[k - 1].x_last, (long double)v[k + 1].x_first - x);
+        near = t == x - (long double)v[k - 1].x_last ? k - 1 : k + 1;
     }
-    m = (long double)wander * t * t / 2;
+    m = (long double)wander * t * t / 2 + slope_spread(&v[near]) * t;
     v[k].range(&v[k], (tsync_time)llroundl(x), &lo, &hi);
     u = (hi - lo) / 2;
     if (!(m > 0) || !(u > 0) || !isfinite(u))
