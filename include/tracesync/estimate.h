@@ -159,7 +159,9 @@ typedef struct {
 /** An estimated pair of domains: an edge of the graph. */
 typedef struct {
     uint32_t a, b;               /* domains, a < b */
-    double weight_s;             /* its error: largest hull width or E_r, seconds;
+    double weight_s;             /* what a path through it costs: its largest bound
+                                  * (hull width or E_r), or three times the scatter of
+                                  * the windowed minima its curve follows, seconds;
                                   * INFINITY for FALLBACK */
     enum tsync_bound_kind kind;  /* BOUNDED or FALLBACK */
     uint64_t samples;            /* one-way constraints and exchanges used */
