@@ -511,14 +511,14 @@ static long double slope_spread(const struct tsync__piece *p)
 
 /* A loose piece's value at x from its settled neighbours' curves, blended between
  * their centres when it has two, and with its own line by how far each can be off:
- * the curve by as much as a drift changing by `wander` per tick bends away from it
- * over the distance t to the nearest neighbour's samples (wander t^2 / 2), and as
- * the slope that neighbour leaves open carries it (half its spread times t: a
- * settled piece's slope may still be 0.25 ppm off, 2.5 us over the 10 s sleep before
- * MPI_Finalize), the line by half the piece's range at x. Next to its neighbours a
- * loose piece takes their curve; minutes away, where its own samples are ClockOffset
- * records measured at MPI_Finalize after a sleep, it takes its own line through
- * them. */
+ * the curve by as much as a drift changing by `wander` per tick takes the clock away
+ * from the nearest neighbour's range over the distance t to its samples (the
+ * wander margin of the bounds: a line through a long piece has its mean slope, not
+ * the clock's at its end), and as the slope that neighbour leaves open carries it
+ * (half its spread times t), the line by half the piece's range at x. Next to its
+ * neighbours a loose piece takes their curve; minutes away, where its own samples
+ * are ClockOffset records measured at MPI_Finalize after a sleep, it takes its own
+ * line through them. */
 static long double borrowed(const struct bend *bd, const struct tsync__piece *v, size_t np,
                             size_t k, long double x, double wander)
 {
@@ -535,7 +535,7 @@ static long double borrowed(const struct bend *bd, const struct tsync__piece *v,
         t = fminl(x - (long double)v[k - 1].x_last, (long double)v[k + 1].x_first - x);
         near = t == x - (long double)v[k - 1].x_last ? k - 1 : k + 1;
     }
-    m = (long double)wander * t * t / 2 + slope_spread(&v[near]) * t;
+    m = wander_margin(&v[near], (tsync_time)llroundl(x), wander) + slope_spread(&v[near]) * t;
     v[k].range(&v[k], (tsync_time)llroundl(x), &lo, &hi);
     u = (hi - lo) / 2;
     if (!(m > 0) || !(u > 0) || !isfinite(u))

@@ -1074,6 +1074,33 @@ static void test_path_cost_of_windows(void **state)
     tsync__pair_fit_free(&f);
 }
 
+/* A ClockOffset record (+-2 us) 10 s after a minute of messages in the +-3 us band
+ * around a curved clock (0.008 ppm/s): the lines through the messages' pieces have
+ * their pieces' mean slopes, and their curve carried 10 s on is off by more than the
+ * wander alone lets it be; the record's piece leans on its own sample by the wander
+ * margin of the last piece, length included. */
+static void test_record_after_curve(void **state)
+{
+    static struct tsync__pt up[6002], dn[6002];
+    struct tsync__est_params p = wander_params();
+    struct tsync__pair_fit f;
+    struct tsync__pwl w;
+    const tsync_time rec = 70000000000;
+    size_t n = messages(up, dn, 10000000, 60000000000, curved_truth, 0);
+    long double truth = curved_truth((long double)rec), err;
+    (void)state;
+    up[n] = (struct tsync__pt){ rec, (tsync_time)truth + 2000 };
+    dn[n] = (struct tsync__pt){ rec, (tsync_time)truth - 2000 };
+    p.window = 0;
+    fit(&f, up, n + 1, dn, n + 1, p);
+    assert_int_equal(tsync__pwl_from_fit(&w, &f, 0, rec), 0);
+    err = tsync__pwl_eval(&w, (long double)rec) - truth;
+    if (!(fabsl(err) < 500))                /* 2 us: the curve held at the box's edge */
+        fail_msg("at the record: %.0Lf ns off", err);
+    tsync__pwl_free(&w);
+    tsync__pair_fit_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1101,6 +1128,7 @@ int main(void)
         cmocka_unit_test(test_waiting_pair_follows_bend),
         cmocka_unit_test(test_gap_gives_way_to_record),
         cmocka_unit_test(test_path_cost_of_windows),
+        cmocka_unit_test(test_record_after_curve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
