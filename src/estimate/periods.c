@@ -51,10 +51,10 @@ static void append_part(struct tsync__pwl *out, const struct tsync__pwl *f, tsyn
 }
 
 /* Where the trace has busy periods separated by more than half the maximum gap
- * (MPI_Init, the main phase, MPI_Finalize), each period gets its own shortest paths and maps
- * (epochs.c), joined by straight lines across the idle gaps. r->maps holds the maps
- * of the whole-run tree on entry and the joined maps on return; the tree left in
- * r->parent is that of the busiest period, which the report shows. */
+ * (MPI_Init, the main phase, MPI_Finalize), each period gets its own shortest paths
+ * and maps (epochs.c), joined by straight lines across the idle gaps. r->maps holds
+ * the maps of the whole-run tree on entry and the joined maps on return; the tree
+ * left in r->parent is that of the busiest period, which the report shows. */
 int tsync__est_compose_periods(struct tsync__run *r, const uint32_t *comp_ref)
 {
     uint32_t nd = r->g.n_domains;

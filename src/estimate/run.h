@@ -137,6 +137,7 @@ int tsync__est_compose(struct tsync__run *r, const tsync_time *lo, const tsync_t
  * ms over 10 s), and weighed over one period with the main phase they made every
  * such pair alike and the paths a matter of chance. */
 int64_t tsync__est_period_gap(const struct tsync__run *r);
+
 /* Replaces r->maps by the busy periods' own maps where the trace has several. 0 or
  * TSYNC_ENOMEM. */
 int tsync__est_compose_periods(struct tsync__run *r, const uint32_t *comp_ref);

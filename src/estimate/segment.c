@@ -530,10 +530,12 @@ static long double borrowed(const struct bend *bd, const struct tsync__piece *v,
         curve = bend_curve(bd, v, near, x);
         t = l ? x - (long double)v[k - 1].x_last : (long double)v[k + 1].x_first - x;
     } else {
+        long double to_l = x - (long double)v[k - 1].x_last;
+        long double to_r = (long double)v[k + 1].x_first - x;
         w = (x - bd[k - 1].c) / (bd[k + 1].c - bd[k - 1].c);
         curve = (1 - w) * bend_curve(bd, v, k - 1, x) + w * bend_curve(bd, v, k + 1, x);
-        t = fminl(x - (long double)v[k - 1].x_last, (long double)v[k + 1].x_first - x);
-        near = t == x - (long double)v[k - 1].x_last ? k - 1 : k + 1;
+        near = to_l <= to_r ? k - 1 : k + 1;
+        t = to_l <= to_r ? to_l : to_r;
     }
     m = wander_margin(&v[near], (tsync_time)llroundl(x), wander) + slope_spread(&v[near]) * t;
     v[k].range(&v[k], (tsync_time)llroundl(x), &lo, &hi);
