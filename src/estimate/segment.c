@@ -501,6 +501,14 @@ static long double bend_eval(const struct bend *bd, const struct tsync__piece *v
     return (1 - w) * bend_curve(bd, v, j, x) + w * bend_curve(bd, v, j + 1, x);
 }
 
+/* The mean of a and b weighted by 1/ua^2 and 1/ub^2 (how far each can be off, both
+ * positive and finite), written so that neither overflows. */
+static long double weighed(long double a, long double ua, long double b, long double ub)
+{
+    long double w = ub * ub / (ua * ua + ub * ub);
+    return w * a + (1 - w) * b;
+}
+
 /* Half the spread of the slopes a piece's data leave open (0 where the estimator
  * draws no extreme lines). */
 static long double slope_spread(const struct tsync__piece *p)
@@ -542,9 +550,7 @@ static long double borrowed(const struct bend *bd, const struct tsync__piece *v,
     u = (hi - lo) / 2;
     if (!(m > 0) || !(u > 0) || !isfinite(u))
         return curve;
-    /* Weights 1/m^2 and 1/u^2, written so that neither overflows. */
-    w = u * u / (u * u + m * m);
-    return w * curve + (1 - w) * bend_curve(bd, v, k, x);
+    return weighed(curve, m, bend_curve(bd, v, k, x), u);
 }
 
 /* The x of piece k's i-th drawn point of `steps`. */
@@ -725,7 +731,7 @@ static long double piece_value(const struct join *j, size_t k, long double x)
  * still 5.7 us 0.8 ms before the record). */
 static long double gap_value(const struct join *j, size_t k, tsync_time x)
 {
-    long double y[2], u[2], w;
+    long double y[2], u[2];
     for (int s = 0; s < 2; s++) {
         const struct tsync__piece *p = &j->fit->pieces.v[k + s];
         long double lo, hi;
@@ -737,8 +743,7 @@ static long double gap_value(const struct join *j, size_t k, tsync_time x)
         return u[0] < INFINITY ? y[0] : u[1] < INFINITY ? y[1] : (y[0] + y[1]) / 2;
     if (!(u[0] > 0) || !(u[1] > 0))
         return u[0] > 0 ? y[1] : y[0];
-    w = u[1] * u[1] / (u[0] * u[0] + u[1] * u[1]);
-    return w * y[0] + (1 - w) * y[1];
+    return weighed(y[0], u[0], y[1], u[1]);
 }
 
 /* Adds the points of the bridge from window l to r strictly between x0 and x1, on
