@@ -177,45 +177,68 @@ static inline size_t chain_add(struct tsync__pt *v, size_t n, const struct tsync
     return n;
 }
 
-/* Drops from p[0, k) the points that lie on or beyond the chord of their
- * neighbours, strictly between them in x (above it for the lower hull, side 0;
- * below for the upper): none of them is a vertex of the hull, and about half of the
- * points of a noisy side are, so that the chain's loop, whose turns are a coin toss,
- * sees half as many. Without branches; the new count. */
+/* Drops from p[0, k) (k <= NEW_MAX) points that are no vertex of the hull: those
+ * strictly between two others in x and on or beyond their chord (above it for the
+ * lower hull, side 0; below for the upper). Found on the points sheared to
+ * w = y - x, which keeps a point above a chord above it: a point whose w is no
+ * lower (side 0; no higher, side 1) than the lowest w before it and the lowest
+ * after it lies on or above the chord of those two. What remains are the record
+ * lows from the left and from the right, a few of a noisy hundred, so that the
+ * chain's loop, whose turns are a coin toss, sees few. The x of the neighbours on
+ * either side must differ from a point's, which keeps the two records strictly
+ * before and after it. Without branches; the points kept, in order, are moved to
+ * the end, p[k - the new count, k). */
 static inline size_t thin(struct tsync__pt *p, size_t k, int side)
 {
-    struct tsync__pt before;
-    size_t n = 1;
+    unsigned char left[NEW_MAX];    /* beyond the record before it, right of its neighbour */
+    int64_t best, w;
+    size_t m = k;
+    tsync_time next_x;
     if (k < 3)
         return k;
-    before = p[0];
-    for (size_t i = 1; i + 1 < k; i++) {
-        struct tsync__pt q = p[i];
-        i128 t = cross_narrow(before, p[i + 1], q);
-        int drop = before.x < q.x && q.x < p[i + 1].x && (side ? t <= 0 : t >= 0);
-        p[n] = q;
-        n += !drop;
-        before = q;
+    best = p[0].y - p[0].x;
+    left[0] = 0;
+    for (size_t i = 1; i < k; i++) {
+        w = p[i].y - p[i].x;
+        left[i] = p[i - 1].x < p[i].x && (side ? w <= best : w >= best);
+        best = side ? (w > best ? w : best) : (w < best ? w : best);
     }
-    p[n++] = p[k - 1];
-    return n;
+    /* From the right, writing the points kept from the end: never past one not
+     * yet read. */
+    best = p[k - 1].y - p[k - 1].x;
+    next_x = p[k - 1].x;
+    m--;
+    for (size_t i = k - 1; i-- > 0;) {
+        struct tsync__pt q = p[i];
+        int drop;
+        w = q.y - q.x;
+        drop = left[i] && q.x < next_x && (side ? w <= best : w >= best);
+        best = side ? (w > best ? w : best) : (w < best ? w : best);
+        next_x = q.x;
+        p[m - 1] = q;
+        m -= !drop;
+    }
+    return k - m;
 }
 
 /* Takes the points held back into side's hull (Andrew's monotone chain). */
 static int take_in(struct chain *c, int side, int wide)
 {
     size_t k = c->n_new;
+    struct tsync__pt *p = c->fresh;
     if (!k)
         return 0;
-    /* Twice: the second pass finds chords between the points the first kept. */
-    for (int pass = 0; pass < 2 && !wide; pass++)
-        k = side ? thin(c->fresh, k, 1) : thin(c->fresh, k, 0);
+    if (!wide) {
+        size_t kept = side ? thin(p, k, 1) : thin(p, k, 0);
+        p += k - kept;
+        k = kept;
+    }
     if (c->n + k > c->cap && tsync__reserve((void **)&c->v, &c->cap, c->n + k, sizeof(*c->v)))
         return TSYNC_ENOMEM;
-    c->n = side ? wide ? chain_add(c->v, c->n, c->fresh, k, 1, 0)
-                       : chain_add(c->v, c->n, c->fresh, k, 1, 1)
-         : wide ? chain_add(c->v, c->n, c->fresh, k, 0, 0)
-                : chain_add(c->v, c->n, c->fresh, k, 0, 1);
+    c->n = side ? wide ? chain_add(c->v, c->n, p, k, 1, 0)
+                       : chain_add(c->v, c->n, p, k, 1, 1)
+         : wide ? chain_add(c->v, c->n, p, k, 0, 0)
+                : chain_add(c->v, c->n, p, k, 0, 1);
     c->n_new = 0;
     return 0;
 }
