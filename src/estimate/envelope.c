@@ -55,27 +55,32 @@ static long double off_line(const struct tsync__pieces *ps, size_t *k, const str
     return (long double)(p->y - pc->y0) - pc->b - pc->a * (long double)(p->x - pc->x0);
 }
 
-/* The first of p[0, m) (m <= KNOT_EVERY) where sign (y - the line of pc) is
- * greatest, as off_line computes it in long double. Found in double first: a point
- * whose double value is more than twice the error of such values (2^-46 of the
- * magnitudes) below the greatest cannot be it; the others, almost always one, are
- * computed as off_line does. */
+/* The first of p[0, m) (0 < m <= KNOT_EVERY, in order of x) where sign (y - the
+ * line of pc) is greatest, as off_line computes it in long double. Found in double
+ * first, relative to the group's first point g (the line's offset drops out):
+ * d = sign ((y - y_g) - a (x - x_g)), off by 2^-52 of |y - y_g| + 2 |a| (x - x_g)
+ * at most, while the long double values are off by 2^-62 of their magnitudes
+ * (|y - y0| + |b| + |a| |x - x0|) at most. A point whose d is more than twice the
+ * sum, 2^-48 of the largest, below the greatest cannot be it; the others, almost
+ * always one, are computed as off_line does. */
 static size_t tightest(const struct tsync__pt *p, size_t m, const struct tsync__piece *pc,
                        int sign)
 {
-    double a = (double)pc->a, b = (double)pc->b, d[KNOT_EVERY], top = -INFINITY, size = 0;
+    double a = (double)pc->a, d[KNOT_EVERY], top = -INFINITY, span, size;
     long double bv = 0;
     size_t best = m;
     for (size_t i = 0; i < m; i++) {
-        double y = (double)(p[i].y - pc->y0), ax = a * (double)(p[i].x - pc->x0);
-        double mag = fabs(y) + fabs(b) + fabs(ax);
-        d[i] = sign * (y - b - ax);
+        d[i] = (double)(sign > 0 ? p[i].y - p[0].y : p[0].y - p[i].y) -
+               sign * a * (double)(p[i].x - p[0].x);
         top = d[i] > top ? d[i] : top;     /* NaNs (a line that is none) stay candidates */
-        size = mag > size ? mag : size;
     }
+    /* |y - y_g| is at most |d| + |a| span for a point within the margin of top. */
+    span = fabs(a) * (double)(p[m - 1].x - p[0].x);
+    size = fabs(top) + 4 * span + fabs((double)(p[0].y - pc->y0)) + fabs((double)pc->b) +
+           fabs(a) * fabs((double)(p[0].x - pc->x0)) + 1;
     for (size_t i = 0; i < m; i++) {
         long double v;
-        if (isfinite(size) && d[i] < top - 0x1p-45 * size)
+        if (d[i] < top - 0x1p-48 * size)
             continue;
         v = sign * ((long double)(p[i].y - pc->y0) - pc->b - pc->a * (long double)(p[i].x - pc->x0));
         if (best == m || v > bv) {
