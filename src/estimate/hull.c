@@ -336,11 +336,16 @@ static COLD int extreme_with(struct hull *h, struct tsync__pt p, int side, int s
     return 0;
 }
 
+/* Whether coordinate c is NARROW or more in magnitude. */
+static inline int wide_coord(tsync_time c)
+{
+    return (uint64_t)c + (uint64_t)(NARROW - 1) > (uint64_t)(2 * (NARROW - 1));
+}
+
 /* Whether a coordinate of p is NARROW or more in magnitude. */
 static inline int outside(struct tsync__pt p)
 {
-    return (uint64_t)p.x + (uint64_t)(NARROW - 1) > (uint64_t)(2 * (NARROW - 1)) ||
-           (uint64_t)p.y + (uint64_t)(NARROW - 1) > (uint64_t)(2 * (NARROW - 1));
+    return wide_coord(p.x) || wide_coord(p.y);
 }
 
 /* Whether p of side, rightmost so far, may change side's extreme line: the other
@@ -436,9 +441,11 @@ static inline size_t scan_side(const struct hull *h, const struct tsync__pt *p, 
     size_t i;
     if (k > NEW_MAX - mine->n_new)
         k = NEW_MAX - mine->n_new;
+    /* x from prev, a narrow point's, to below end: narrow once end is NARROW at most. */
+    end = end < NARROW ? end : NARROW;
     for (i = 0; i < k; i++) {
         struct tsync__pt q = p[i];
-        if (q.x >= end || q.x - prev > gap || outside(q) || beyond_narrow(dx, dy, l, q, side))
+        if (q.x >= end || q.x - prev > gap || wide_coord(q.y) || beyond_narrow(dx, dy, l, q, side))
             break;
         fresh[i] = q;
         prev = q.x;
