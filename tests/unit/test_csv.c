@@ -55,8 +55,8 @@ static void test_read(void **state)
 }
 
 /* For the estimate alone: a list per ordered pair of locations in order of its
- * first message, (send, receive) in line order, the extents of each location;
- * no events, no messages. */
+ * first message, (send, receive) in line order, the extents of each location
+ * (also of one that sends to itself); no events, no messages. */
 static void test_lists(void **state)
 {
     char *path = write_csv("lists.csv", "send_location,send_time_ns,recv_location,recv_time_ns\n"
@@ -64,7 +64,8 @@ static void test_lists(void **state)
                                         "b,100,a,50\n"
                                         "\n"
                                         "a,20,b,-5\n"
-                                        "a,9,c,12\n");
+                                        "a,9,c,12\n"
+                                        "c,30,c,1000\n");
     tsync_trace *t;
     tsync_ctx *ctx;
     (void)state;
@@ -73,7 +74,7 @@ static void test_lists(void **state)
     assert_int_equal(t->n_locations, 3);
     assert_int_equal(t->n_messages, 0);
     assert_int_equal(t->locations[0].n_events, 0);
-    assert_int_equal(t->n_lists, 3);
+    assert_int_equal(t->n_lists, 4);
     assert_int_equal(t->lists[0].send_loc, 0);
     assert_int_equal(t->lists[0].recv_loc, 1);
     assert_int_equal(t->lists[0].n, 2);
@@ -90,7 +91,11 @@ static void test_lists(void **state)
     assert_int_equal(t->extents[0].events, 4);
     assert_int_equal(t->extents[1].first, -5);
     assert_int_equal(t->extents[1].last, 700);
-    assert_int_equal(tsync_trace_event_count(t), 8);
+    /* c: receive 12, send 30, receive 1000 */
+    assert_int_equal(t->extents[2].first, 12);
+    assert_int_equal(t->extents[2].last, 1000);
+    assert_int_equal(t->extents[2].events, 3);
+    assert_int_equal(tsync_trace_event_count(t), 10);
     tsync_trace_free(t);
     tsync_ctx_free(ctx);
     free(path);
