@@ -562,6 +562,7 @@ struct side {
     size_t n;
     struct tsync__pt *v;
     long double *slope;
+    long double *dy;          /* y_i - y0 of each vertex, as diff() gives it */
     size_t at_lo, at_hi;
     size_t edge;              /* the edge found last (a map asks along x) */
     long double a_last;       /* the slope asked for last, and its extreme vertex */
@@ -608,15 +609,14 @@ static size_t extreme_vertex(const struct side *h, long double a, int sign)
  * Convex in i: only the vertices around the one the edges' slopes point to are
  * compared (a hull of 10^7 samples has thousands of vertices, and the maps ask
  * for ranges at every window). */
-static long double envelope(const struct side *h, size_t k, const struct tsync__piece *pc,
-                            long double a, tsync_time x, int sign)
+static long double envelope(const struct side *h, size_t k, long double a, tsync_time x, int sign)
 {
     long double best = sign > 0 ? INFINITY : -INFINITY;
     size_t n = h->n;
     size_t from = k > ENVELOPE_NEAR ? k - ENVELOPE_NEAR : 0;
     size_t to = n > 2 * ENVELOPE_NEAR + 1 && k + ENVELOPE_NEAR + 1 < n ? k + ENVELOPE_NEAR + 1 : n;
     for (size_t i = from; i < to; i++) {
-        long double val = diff(h->v[i].y, pc->y0) + a * diff(x, h->v[i].x);
+        long double val = h->dy[i] + a * diff(x, h->v[i].x);
         if (sign > 0 ? val < best : val > best)
             best = val;
     }
@@ -658,8 +658,7 @@ static long double edge_slope(struct side *h, tsync_time x, const struct hull_ra
 /* The largest (sign 1, lower hull) or smallest (sign -1, upper hull) envelope over
  * the slope interval at x: concave (convex) in a, so at its ends or at the slope
  * of the hull edge over x. */
-static long double side_extreme(struct side *h, const struct hull_range *r,
-                                const struct tsync__piece *pc, tsync_time x, int sign)
+static long double side_extreme(struct side *h, const struct hull_range *r, tsync_time x, int sign)
 {
     long double a = sign > 0 ? edge_slope(h, x, r, r->a_lo, r->a_hi)
                              : edge_slope(h, x, r, r->a_hi, r->a_lo);
@@ -668,9 +667,9 @@ static long double side_extreme(struct side *h, const struct hull_range *r,
         h->a_last = a;
         h->at_last = extreme_vertex(h, a, sign);
     }
-    c[0] = envelope(h, h->at_lo, pc, r->a_lo, x, sign);
-    c[1] = envelope(h, h->at_hi, pc, r->a_hi, x, sign);
-    c[2] = envelope(h, h->at_last, pc, a, x, sign);
+    c[0] = envelope(h, h->at_lo, r->a_lo, x, sign);
+    c[1] = envelope(h, h->at_hi, r->a_hi, x, sign);
+    c[2] = envelope(h, h->at_last, a, x, sign);
     long double best = sign > 0 ? -INFINITY : INFINITY;
     for (int k = 0; k < 3; k++)
         if (sign > 0 ? c[k] > best : c[k] < best)
@@ -684,8 +683,8 @@ static void hull_range(const struct tsync__piece *pc, tsync_time x, long double 
     struct hull_range *r = pc->data;
     if (!r->asked || r->last_x != x) {
         /* Concave in a: rises while the touching vertex is left of x. */
-        r->last_hi = r->lower.n ? side_extreme(&r->lower, r, pc, x, 1) : INFINITY;
-        r->last_lo = r->upper.n ? side_extreme(&r->upper, r, pc, x, -1) : -INFINITY;
+        r->last_hi = r->lower.n ? side_extreme(&r->lower, r, x, 1) : INFINITY;
+        r->last_lo = r->upper.n ? side_extreme(&r->upper, r, x, -1) : -INFINITY;
         r->last_x = x;
         r->asked = 1;
     }
@@ -699,11 +698,9 @@ static void hull_range(const struct tsync__piece *pc, tsync_time x, long double 
 static long double mid_offset(const struct hull_range *r, const struct tsync__piece *pc,
                               long double a)
 {
-    long double u = r->lower.n ? envelope(&r->lower, extreme_vertex(&r->lower, a, 1), pc, a,
-                                          pc->x0, 1)
+    long double u = r->lower.n ? envelope(&r->lower, extreme_vertex(&r->lower, a, 1), a, pc->x0, 1)
                                : INFINITY;
-    long double l = r->upper.n ? envelope(&r->upper, extreme_vertex(&r->upper, a, -1), pc, a,
-                                          pc->x0, -1)
+    long double l = r->upper.n ? envelope(&r->upper, extreme_vertex(&r->upper, a, -1), a, pc->x0, -1)
                                : -INFINITY;
     if (!r->lower.n)
         return l;
@@ -725,17 +722,21 @@ int tsync__hull_lines(const struct tsync__piece *p, long double *a_lo, long doub
     return 0;
 }
 
-/* Side h of range r from chain c: its slopes at `slopes`, its vertices at `v`. */
-static void side_init(struct side *h, const struct chain *c, long double *slopes,
-                      struct tsync__pt *v, const struct hull_range *r, int sign)
+/* Side h of range r from chain c, y relative to y0: its slopes at `slopes`, its
+ * vertices' y - y0 at `dy`, its vertices at `v`. */
+static void side_init(struct side *h, const struct chain *c, long double *slopes, long double *dy,
+                      struct tsync__pt *v, const struct hull_range *r, tsync_time y0, int sign)
 {
     h->n = c->n;
     h->v = v;
     h->slope = slopes;
+    h->dy = dy;
     if (c->n)
         memcpy(h->v, c->v, c->n * sizeof(*h->v));
     for (size_t i = 0; i + 1 < c->n; i++)
         h->slope[i] = slope(h->v[i], h->v[i + 1]);
+    for (size_t i = 0; i < c->n; i++)
+        h->dy[i] = diff(h->v[i].y, y0);
     h->at_lo = c->n ? extreme_vertex(h, r->a_lo, sign) : 0;
     h->at_hi = c->n ? extreme_vertex(h, r->a_hi, sign) : 0;
     h->edge = 0;
@@ -749,7 +750,8 @@ static int hull_finish(void *state, struct tsync__pieces *out)
     struct tsync__piece pc;
     struct hull_range *r;
     struct tsync__pt *v;
-    long double *slopes;
+    long double *slopes, *dy;
+    size_t n;
     long double a_min = h->has[1] ? slope(h->left[1], h->right[1]) : -INFINITY;
     long double a_max = h->has[0] ? slope(h->left[0], h->right[0]) : INFINITY;
     long double lo0, hi0, lo1, hi1;
@@ -758,14 +760,15 @@ static int hull_finish(void *state, struct tsync__pieces *out)
         return 0;
     if (take_in(&h->chain[0], 0, h->wide) || take_in(&h->chain[1], 1, h->wide))
         return TSYNC_ENOMEM;
-    /* The slopes after the struct (whose size their alignment divides), then the
-     * vertices. */
-    r = malloc(sizeof(*r) + (h->chain[0].n + h->chain[1].n) *
-                               (sizeof(long double) + sizeof(struct tsync__pt)));
+    /* The slopes and the vertices' y after the struct (whose size their alignment
+     * divides), then the vertices. */
+    n = h->chain[0].n + h->chain[1].n;
+    r = malloc(sizeof(*r) + n * (2 * sizeof(long double) + sizeof(struct tsync__pt)));
     if (!r)
         return TSYNC_ENOMEM;
     slopes = (long double *)(r + 1);
-    v = (struct tsync__pt *)(slopes + h->chain[0].n + h->chain[1].n);
+    dy = slopes + n;
+    v = (struct tsync__pt *)(dy + n);
 
     /* The slope interval: the data's, within 1 +- max_drift where they leave it open
      * or are looser (add_point keeps a_min <= 1 + max_drift and a_max >= 1 -
@@ -773,8 +776,9 @@ static int hull_finish(void *state, struct tsync__pieces *out)
     r->asked = 0;
     r->a_lo = a_min > 1 - h->p.max_drift ? a_min : 1 - h->p.max_drift;
     r->a_hi = a_max < 1 + h->p.max_drift ? a_max : 1 + h->p.max_drift;
-    side_init(&r->lower, &h->chain[0], slopes, v, r, 1);
-    side_init(&r->upper, &h->chain[1], slopes + h->chain[0].n, v + h->chain[0].n, r, -1);
+    side_init(&r->lower, &h->chain[0], slopes, dy, v, r, h->p.y0, 1);
+    side_init(&r->upper, &h->chain[1], slopes + h->chain[0].n, dy + h->chain[0].n,
+              v + h->chain[0].n, r, h->p.y0, -1);
 
     memset(&pc, 0, sizeof(pc));
     pc.x_first = h->x_first;
