@@ -354,24 +354,31 @@ static int add_line(struct csv_state *st, uint64_t lineno, char *line, size_t le
 
 /* ---- rows in the common form ------------------------------------------------------ */
 
+/* Whether the bytes x begin with known k's name and comma: a word at a time, the
+ * second only for a name of 8 bytes or more. The pattern holds no zero byte, the
+ * slack after the data only zeros. */
+static inline int is_known(const struct known *k, const uint64_t *x)
+{
+    return k->len && !((x[0] ^ k->w[0]) & k->m[0]) && (k->len < 8 || !((x[1] ^ k->w[1]) & k->m[1]));
+}
+
 /* The location name at p, before end: its length up to the comma, and its location
  * when it is one of the row before's (else -1). 0 when the name is empty or holds a
  * NUL or a line end, or when no comma follows before end: add_line says why. */
 static inline size_t scan_name(const struct csv_state *st, const char *p, const char *end,
                                long *loc)
 {
-    const struct known *a = &st->recent[0], *b = &st->recent[1];
+    const struct known *c = NULL;
     uint64_t x[2];
     const char *q;
-    int in_a, in_b;
     memcpy(x, p, sizeof(x));
-    /* Both compared, then one chosen: which of the two a row names is a coin toss
-     * that a branch would guess wrong half of the time. The pattern holds no zero
-     * byte, the slack after end only zeros. */
-    in_a = a->len && !(((x[0] ^ a->w[0]) & a->m[0]) | ((x[1] ^ a->w[1]) & a->m[1]));
-    in_b = b->len && !(((x[0] ^ b->w[0]) & b->m[0]) | ((x[1] ^ b->w[1]) & b->m[1]));
-    if (in_a | in_b) {
-        const struct known *c = in_a ? a : b;
+    /* Which of the two a row names is a coin toss: the first that matches, in the
+     * fewest instructions. */
+    if (is_known(&st->recent[0], x))
+        c = &st->recent[0];
+    else if (is_known(&st->recent[1], x))
+        c = &st->recent[1];
+    if (c) {
         *loc = c->loc;
         return c->len;
     }
@@ -454,11 +461,12 @@ static inline int fast_row(struct csv_state *st, const char *p, const char *end,
 static int parse_lines(struct csv_state *st, char **p, char *end, int eof, uint64_t *lineno)
 {
     char *q = *p, *nl;
+    uint64_t line = *lineno;    /* in a register, not stored at every row */
     int rc = TSYNC_OK;
     while (rc == TSYNC_OK && q < end) {
         size_t n = 0;
-        if (*lineno && (rc = fast_row(st, q, end, &n)) == TSYNC_OK && n) {
-            ++*lineno;
+        if (line && (rc = fast_row(st, q, end, &n)) == TSYNC_OK && n) {
+            line++;
             q += n;
             continue;
         }
@@ -469,9 +477,10 @@ static int parse_lines(struct csv_state *st, char **p, char *end, int eof, uint6
                 break;
             nl = end;
         }
-        rc = add_line(st, ++*lineno, q, (size_t)(nl - q), memchr(q, '\0', (size_t)(nl - q)) != NULL);
+        rc = add_line(st, ++line, q, (size_t)(nl - q), memchr(q, '\0', (size_t)(nl - q)) != NULL);
         q = nl < end ? nl + 1 : end;
     }
+    *lineno = line;
     *p = q;
     return rc;
 }
