@@ -223,44 +223,6 @@ int tsync__envelope_at(const struct tsync__envelope *env, struct tsync__envelope
     return *lo <= *hi;
 }
 
-/* The largest distance from f to the envelopes over f's segment k (plus the
- * bulges), or INFINITY where they do not bracket it or contradict each other.
- * iu, il: the knot cursors, left at the segment's start. */
-static long double segment_bound(const struct tsync__envelope *env, const struct tsync__pwl *f,
-                                 size_t k, double w, size_t *iu, size_t *il)
-{
-    long double worst = 0, bulge = 0, u, l;
-    size_t eu = 0, el = 0;
-    for (int end = 0; end < 2; end++) {
-        size_t *cu = end ? &eu : iu, *cl = end ? &el : il;
-        long double y = (long double)f->y[k + end];
-        if (end) {
-            eu = *iu;
-            el = *il;
-        }
-        if (!knots_at(&env->up, cu, f->x[k + end], &u) ||
-            !knots_at(&env->lo, cl, f->x[k + end], &l) ||
-            u + bulge_of(&env->up, *cu, w) < l - bulge_of(&env->lo, *cl, w))
-            return INFINITY;
-        worst = larger(worst, larger(u - y, y - l));
-    }
-    /* Every knot interval the segment meets, and the knots inside it. */
-    /* The knots inside lie at or after f's point k. */
-    for (size_t i = *iu; i <= eu; i++) {
-        bulge = larger(bulge, bulge_of(&env->up, i, w));
-        if (i > *iu)
-            worst = larger(worst, (long double)env->up.v[i].y -
-                                     tsync__pwl_eval_from(f, k, (long double)env->up.v[i].x));
-    }
-    for (size_t i = *il; i <= el; i++) {
-        bulge = larger(bulge, bulge_of(&env->lo, i, w));
-        if (i > *il)
-            worst = larger(worst, tsync__pwl_eval_from(f, k, (long double)env->lo.v[i].x) -
-                                     (long double)env->lo.v[i].y);
-    }
-    return worst + bulge;
-}
-
 /* f with points added at xa and xb where they fall inside a segment, so that the
  * segments the knots bracket end there (the value and the bound interpolated, the
  * value rounded to a tick): a first event a millisecond before the first message
@@ -291,22 +253,79 @@ static int split_at(struct tsync__pwl *f, tsync_time xa, tsync_time xb)
     return 0;
 }
 
-/* What segment_bound needs between segments: the envelope and its cursors. */
+/* What cursor_bound needs between segments: the envelope, its knot cursors (left
+ * at the segment's start), and the envelopes at the segment's end, which is the
+ * next one's start (found there once). */
 struct cursor {
     const struct tsync__pair_fit *fit;
     size_t iu, il;
+    size_t at;              /* the point of f the end below is of (SIZE_MAX: none) */
+    int ok;
+    long double u, l;
+    size_t eu, el;
 };
 
+/* The envelopes u and l at f's point j, the knot cursors moved there from *cu and
+ * *cl: 0 where they do not bracket it or contradict each other. */
+static int ends_at(const struct tsync__envelope *env, const struct tsync__pwl *f, size_t j,
+                   double w, size_t *cu, size_t *cl, long double *u, long double *l)
+{
+    return knots_at(&env->up, cu, f->x[j], u) && knots_at(&env->lo, cl, f->x[j], l) &&
+           !(*u + bulge_of(&env->up, *cu, w) < *l - bulge_of(&env->lo, *cl, w));
+}
+
+/* The largest distance from f to the envelopes over f's segment k (plus the
+ * bulges), or INFINITY where they do not bracket it or contradict each other;
+ * ctx: the struct cursor, for the segments in order. */
 static long double cursor_bound(void *ctx, const struct tsync__pwl *f, size_t k)
 {
     struct cursor *c = ctx;
-    return segment_bound(&c->fit->envelope, f, k, c->fit->wander, &c->iu, &c->il);
+    const struct tsync__envelope *env = &c->fit->envelope;
+    double w = c->fit->wander;
+    long double worst = 0, bulge = 0, u, l;
+    int ok;
+    if (c->at == k) {
+        ok = c->ok;
+        u = c->u;
+        l = c->l;
+        c->iu = c->eu;
+        c->il = c->el;
+    } else {
+        ok = ends_at(env, f, k, w, &c->iu, &c->il, &u, &l);
+    }
+    if (!ok)
+        return INFINITY;
+    worst = larger(worst, larger(u - (long double)f->y[k], (long double)f->y[k] - l));
+    /* Its end, from its start. */
+    c->eu = c->iu;
+    c->el = c->il;
+    c->ok = ends_at(env, f, k + 1, w, &c->eu, &c->el, &c->u, &c->l);
+    c->at = k + 1;
+    if (!c->ok)
+        return INFINITY;
+    worst = larger(worst,
+                   larger(c->u - (long double)f->y[k + 1], (long double)f->y[k + 1] - c->l));
+    /* Every knot interval the segment meets, and the knots inside it. */
+    /* The knots inside lie at or after f's point k. */
+    for (size_t i = c->iu; i <= c->eu; i++) {
+        bulge = larger(bulge, bulge_of(&env->up, i, w));
+        if (i > c->iu)
+            worst = larger(worst, (long double)env->up.v[i].y -
+                                     tsync__pwl_eval_from(f, k, (long double)env->up.v[i].x));
+    }
+    for (size_t i = c->il; i <= c->el; i++) {
+        bulge = larger(bulge, bulge_of(&env->lo, i, w));
+        if (i > c->il)
+            worst = larger(worst, tsync__pwl_eval_from(f, k, (long double)env->lo.v[i].x) -
+                                     (long double)env->lo.v[i].y);
+    }
+    return worst + bulge;
 }
 
 int tsync__envelope_bound(const struct tsync__pair_fit *fit, struct tsync__pwl *f)
 {
     const struct tsync__envelope *env = &fit->envelope;
-    struct cursor c = { fit, 0, 0 };
+    struct cursor c = { fit, 0, 0, SIZE_MAX, 0, 0, 0, 0, 0 };
     tsync_time xa, xb;
     if (f->n < 2 || env->up.n < 2 || env->lo.n < 2)
         return 0;
