@@ -958,7 +958,9 @@ int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
         if (rc == 0)
             rc = add_list(&c, &lists[i]);
         free(lists[i].v);
+        free(lists[i].blocks);
         lists[i].v = NULL;
+        lists[i].blocks = NULL;
     }
     free(lists);
     if (rc || (rc = collect_messages(&c)) || (rc = collect_collectives(&c)))

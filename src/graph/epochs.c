@@ -160,12 +160,6 @@ static inline int run_add(struct bucket *b, struct run *r, uint64_t dlo, uint64_
     return 1;
 }
 
-/* Messages of a list taken at a time: each end's least and greatest time over
- * them found in a loop without branches, and the times given to the runs one by
- * one only where they span two buckets (a block in 40 for buckets of 10 s and
- * 280 messages a second). */
-#define SPAN_BLOCK 64
-
 int tsync__spans_of_lists(struct tsync__spans *sp, const struct tsync_trace *t,
                           const struct tsync_message_list *lists, size_t n, int64_t max_gap)
 {
@@ -193,23 +187,20 @@ int tsync__spans_of_lists(struct tsync__spans *sp, const struct tsync_trace *t,
         int ds = base[s + 1] > base[s], dr = base[r + 1] > base[r];
         uint64_t g = (uint64_t)max_gap;
         struct run rs = { 0, 0, INT64_MAX, INT64_MIN, 0 }, rr = rs;
-        for (size_t j0 = 0; j0 < m->n; j0 += SPAN_BLOCK) {
-            size_t j1 = m->n - j0 < SPAN_BLOCK ? m->n : j0 + SPAN_BLOCK;
-            tsync_time xlo = m->v[j0].x, xhi = xlo, ylo = m->v[j0].y, yhi = ylo;
-            for (size_t j = j0 + 1; j < j1; j++) {
-                xlo = m->v[j].x < xlo ? m->v[j].x : xlo;
-                xhi = m->v[j].x > xhi ? m->v[j].x : xhi;
-                ylo = m->v[j].y < ylo ? m->v[j].y : ylo;
-                yhi = m->v[j].y > yhi ? m->v[j].y : yhi;
-            }
-            if (ds && !run_add(b + base[s], &rs, (uint64_t)(xlo - fs), (uint64_t)(xhi - fs), g, xlo,
-                               xhi, j1 - j0))
+        /* A block of messages at a time by its extents (the reader's), and its times
+         * one by one only where they span two buckets (a block in 40 for buckets of
+         * 10 s and 280 messages a second). */
+        for (size_t j0 = 0; j0 < m->n; j0 += TSYNC__LIST_BLOCK) {
+            const struct tsync__list_block *k = &m->blocks[j0 / TSYNC__LIST_BLOCK];
+            size_t j1 = m->n - j0 < TSYNC__LIST_BLOCK ? m->n : j0 + TSYNC__LIST_BLOCK;
+            if (ds && !run_add(b + base[s], &rs, (uint64_t)(k->x_lo - fs), (uint64_t)(k->x_hi - fs), g,
+                               k->x_lo, k->x_hi, j1 - j0))
                 for (size_t j = j0; j < j1; j++) {
                     uint64_t d = (uint64_t)(m->v[j].x - fs);
                     run_add(b + base[s], &rs, d, d, g, m->v[j].x, m->v[j].x, 1);
                 }
-            if (dr && !run_add(b + base[r], &rr, (uint64_t)(ylo - fr), (uint64_t)(yhi - fr), g, ylo,
-                               yhi, j1 - j0))
+            if (dr && !run_add(b + base[r], &rr, (uint64_t)(k->y_lo - fr), (uint64_t)(k->y_hi - fr), g,
+                               k->y_lo, k->y_hi, j1 - j0))
                 for (size_t j = j0; j < j1; j++) {
                     uint64_t d = (uint64_t)(m->v[j].y - fr);
                     run_add(b + base[r], &rr, d, d, g, m->v[j].y, m->v[j].y, 1);

@@ -147,9 +147,9 @@ struct tsync__spans {
 };
 
 /* The busy intervals of every location of trace t held here (max_gap > 0 ticks), from its
- * events, or, for a trace read as message lists, from the lists (n of them; each
- * location's times in buckets max_gap wide: no event is kept). 0 or TSYNC_ENOMEM
- * (sp empty). */
+ * events, or, for a trace read as message lists, from the lists (n of them, with
+ * the extents of their blocks; each location's times in buckets max_gap wide: no
+ * event is kept). 0 or TSYNC_ENOMEM (sp empty). */
 int tsync__spans_of_events(struct tsync__spans *sp, const struct tsync_trace *t, int64_t max_gap);
 int tsync__spans_of_lists(struct tsync__spans *sp, const struct tsync_trace *t,
                           const struct tsync_message_list *lists, size_t n, int64_t max_gap);

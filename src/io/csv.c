@@ -12,7 +12,8 @@
  * Recognized by its header line; read whole at open, then emitted into the sink:
  * each row is a message with both its ends (match/ends.c pairs them by row). For
  * the estimate alone (open_lists) the rows go to message lists instead, 16 bytes
- * a message, and no events are made. Lines are parsed in place: a regular file's
+ * a message and the extents of each 64 (half a byte a message), and no events are
+ * made. Lines are parsed in place: a regular file's
  * mapped a few MiB at a time, the rest (a pipe's, a file's last MiBs) in a buffer.
  * A row in the common form (names seen in the row before, or any without NUL;
  * times of up to 18 digits; "\n" or "\r\n" at its end) is read in one pass, its
@@ -193,7 +194,7 @@ static long recent_location(struct csv_state *st, const char *name, size_t len)
 static struct tsync_message_list *list_of(struct csv_state *st, tsync_loc s, tsync_loc r)
 {
     size_t k;
-    struct tsync_message_list m = { s, r, 0, 0, NULL };
+    struct tsync_message_list m = { s, r, 0, 0, NULL, NULL };
     if (2 * (st->n_lists + 1) > st->list_mask + 1 &&
         rehash(&st->list_slot, &st->list_mask, st->n_lists, list_hash, st))
         return NULL;
@@ -659,18 +660,33 @@ static int csv_definitions(void *r, struct tsync_sink *sink)
     return rc;
 }
 
-/* The extents x of a list's two ends with its times: each end's earliest and latest
- * over the list in a loop without branches, once the rows are read (13 instructions
- * a message, where updating both ends' extents row by row took 24). */
-static void add_extents(struct tsync_extent *x, const struct tsync_message_list *m)
+/* The extents of list m's blocks, and with them the extents x of its two ends:
+ * each end's earliest and latest time in a loop without branches, once the rows are
+ * read (13 instructions a message, where updating both ends' extents row by row
+ * took 24). 0, or -1 when out of memory. */
+static int add_extents(struct tsync_extent *x, struct tsync_message_list *m)
 {
     struct tsync_extent *s = &x[m->send_loc], *r = &x[m->recv_loc];
     tsync_time slo = INT64_MAX, shi = INT64_MIN, rlo = INT64_MAX, rhi = INT64_MIN;
-    for (size_t j = 0; j < m->n; j++) {
-        slo = m->v[j].x < slo ? m->v[j].x : slo;
-        shi = m->v[j].x > shi ? m->v[j].x : shi;
-        rlo = m->v[j].y < rlo ? m->v[j].y : rlo;
-        rhi = m->v[j].y > rhi ? m->v[j].y : rhi;
+    size_t nb = (m->n + TSYNC__LIST_BLOCK - 1) / TSYNC__LIST_BLOCK;
+    if (!(m->blocks = malloc((nb ? nb : 1) * sizeof(*m->blocks))))
+        return -1;
+    for (size_t b = 0; b < nb; b++) {
+        size_t j1 = m->n - b * TSYNC__LIST_BLOCK < TSYNC__LIST_BLOCK ? m->n
+                                                                     : (b + 1) * TSYNC__LIST_BLOCK;
+        const struct tsync__pt *v = m->v;
+        struct tsync__list_block k = { INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN };
+        for (size_t j = b * TSYNC__LIST_BLOCK; j < j1; j++) {
+            k.x_lo = v[j].x < k.x_lo ? v[j].x : k.x_lo;
+            k.x_hi = v[j].x > k.x_hi ? v[j].x : k.x_hi;
+            k.y_lo = v[j].y < k.y_lo ? v[j].y : k.y_lo;
+            k.y_hi = v[j].y > k.y_hi ? v[j].y : k.y_hi;
+        }
+        m->blocks[b] = k;
+        slo = k.x_lo < slo ? k.x_lo : slo;
+        shi = k.x_hi > shi ? k.x_hi : shi;
+        rlo = k.y_lo < rlo ? k.y_lo : rlo;
+        rhi = k.y_hi > rhi ? k.y_hi : rhi;
     }
     /* One after the other: a list may go from a location to itself. */
     s->first = slo < s->first ? slo : s->first;
@@ -679,6 +695,7 @@ static void add_extents(struct tsync_extent *x, const struct tsync_message_list 
     r->first = rlo < r->first ? rlo : r->first;
     r->last = rhi > r->last ? rhi : r->last;
     r->events += m->n;
+    return 0;
 }
 
 /* Each location's sends and receives in time order, each an end of its row; or
@@ -692,7 +709,10 @@ static int csv_events(void *r, struct tsync_sink *sink)
         for (size_t i = 0; x && i < st->n_locs; i++)
             x[i] = (struct tsync_extent){ INT64_MAX, INT64_MIN, 0 };
         for (size_t i = 0; x && i < st->n_lists; i++)
-            add_extents(x, &st->list[i]);
+            if (add_extents(x, &st->list[i])) {
+                free(x);
+                x = NULL;
+            }
         rc = tsync__sink_message_lists(sink, st->list, st->n_lists, x);
         st->list = NULL;
         st->n_lists = 0;

@@ -194,8 +194,10 @@ uint64_t tsync_trace_event_count(const tsync_trace *t)
 
 void tsync__message_lists_free(struct tsync_message_list *lists, size_t n)
 {
-    for (size_t i = 0; lists && i < n; i++)
+    for (size_t i = 0; lists && i < n; i++) {
         free(lists[i].v);
+        free(lists[i].blocks);
+    }
     free(lists);
 }
 
@@ -205,7 +207,9 @@ size_t tsync_trace_memory(const tsync_trace *t)
     for (uint32_t i = 0; i < t->n_locations; i++)
         bytes += t->locations[i].n_events * (sizeof(tsync_time) + sizeof(uint8_t));
     for (size_t i = 0; i < t->n_lists; i++)
-        bytes += t->lists[i].n * sizeof(*t->lists[i].v);
+        bytes += t->lists[i].n * sizeof(*t->lists[i].v) +
+                 (t->lists[i].n + TSYNC__LIST_BLOCK - 1) / TSYNC__LIST_BLOCK *
+                     sizeof(*t->lists[i].blocks);
     bytes += t->n_collectives * sizeof(struct tsync_collective);
     bytes += t->n_members * sizeof(struct tsync_coll_member);
     bytes += t->n_offsets * sizeof(struct tsync_clock_offset);
