@@ -186,8 +186,8 @@ static inline size_t chain_add(struct tsync__pt *v, size_t n, const struct tsync
  * lows from the left and from the right, a few of a noisy hundred, so that the
  * chain's loop, whose turns are a coin toss, sees few. The x of the neighbours on
  * either side must differ from a point's, which keeps the two records strictly
- * before and after it. Without branches; the points kept, in order, are moved to
- * the end, p[k - the new count, k). */
+ * before and after it. The points kept, in order, are moved to the end,
+ * p[k - the new count, k). */
 static inline size_t thin(struct tsync__pt *p, size_t k, int side)
 {
     unsigned char left[NEW_MAX];    /* beyond the record before it, right of its neighbour */
@@ -215,8 +215,8 @@ static inline size_t thin(struct tsync__pt *p, size_t k, int side)
         drop = left[i] && q.x < next_x && (side ? w <= best : w >= best);
         best = side ? (w > best ? w : best) : (w < best ? w : best);
         next_x = q.x;
-        p[m - 1] = q;
-        m -= !drop;
+        if (!drop)
+            p[--m] = q;
     }
     return k - m;
 }
