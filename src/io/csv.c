@@ -393,28 +393,43 @@ static inline size_t scan_name(const struct csv_state *st, const char *p, const 
 static const uint64_t POW10[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
                                    100000000 };
 
+/* 1 to 18 digits at f: their count, and in *v the number they make; 0 when there
+ * are none or more. f[0, 24) must be readable. */
+static inline size_t scan_digits(const char *f, uint64_t *v)
+{
+    uint64_t a, b, c;
+    unsigned k = tsync__digits8(f, &a);
+    if (k < 8) {
+        *v = a;
+        return k;
+    }
+    if ((k = tsync__digits8(f + 8, &b)) < 8) {
+        *v = a * POW10[k] + b;
+        return 8 + k;
+    }
+    if ((k = tsync__digits8(f + 16, &c)) <= 2) {
+        *v = (a * POW10[8] + b) * POW10[k] + c;
+        return 16 + k;
+    }
+    return 0;
+}
+
 /* A time at f as field_time reads it (an optional minus and 1 to 18 digits, so
  * within +-2^62): its length up to the first byte that is no digit; 0 when it is
- * not of that form. f[0, 24) must be readable. */
+ * not of that form. f[0, 25) must be readable. A minus, which times seldom have,
+ * is a branch of its own. */
 static inline size_t scan_time(const char *f, tsync_time *out)
 {
-    size_t neg = f[0] == '-', n;
-    uint64_t a, b, c, v;
-    unsigned k = tsync__digits8(f + neg, &a);
-    if (k < 8) {
-        v = a;
-        n = k;
-    } else if ((k = tsync__digits8(f + neg + 8, &b)) < 8) {
-        v = a * POW10[k] + b;
-        n = 8 + k;
-    } else if ((k = tsync__digits8(f + neg + 16, &c)) <= 2) {
-        v = (a * POW10[8] + b) * POW10[k] + c;
-        n = 16 + k;
-    } else {
-        return 0;
+    uint64_t v;
+    size_t n;
+    if (f[0] == '-') {
+        n = scan_digits(f + 1, &v);
+        *out = -(tsync_time)v;
+        return n ? n + 1 : 0;
     }
-    *out = neg ? -(tsync_time)v : (tsync_time)v;
-    return n ? neg + n : 0;
+    n = scan_digits(f, &v);
+    *out = (tsync_time)v;
+    return n;
 }
 
 /* The row at p (line 2 or later) when it is in the common form (see the top), added:
@@ -427,7 +442,7 @@ static inline int fast_row(struct csv_state *st, const char *p, const char *end,
     tsync_time ts, tr;
     long ls, lr;
     *len = 0;
-    /* Every step starts before end and reads at most 24 bytes: within the slack. */
+    /* Every step starts before end and reads at most 25 bytes: within the slack. */
     if (!(ns = scan_name(st, q, end, &ls)))
         return TSYNC_OK;
     name_s = q;
