@@ -481,13 +481,16 @@ static int parse_lines(struct csv_state *st, char **p, char *end, int eof, uint6
     int rc = TSYNC_OK;
     while (rc == TSYNC_OK && q < end) {
         size_t n = 0;
-        if (line && (rc = fast_row(st, q, end, &n)) == TSYNC_OK && n) {
-            line++;
-            q += n;
-            continue;
+        /* Past the header, the rows in the common form one after the other. */
+        if (line) {
+            while ((rc = fast_row(st, q, end, &n)) == TSYNC_OK && n) {
+                line++;
+                if ((q += n) >= end)
+                    break;
+            }
+            if (rc || q >= end)
+                break;
         }
-        if (rc)
-            break;
         if (!(nl = memchr(q, '\n', (size_t)(end - q)))) {
             if (!eof)
                 break;
