@@ -25,9 +25,10 @@ void tsync__text_i64(struct tsync__text *t, int64_t v);
 
 /* The most bytes tsync__i64_text writes. */
 #define TSYNC__I64_CHARS 20
-/* Writes v as tsync__text_i64 does into the bytes just before `end`; returns where
- * it begins. For a writer that puts a few numbers and their punctuation together
- * (a map's points): one append for all of them. Cannot fail. */
+/* Writes v as tsync__text_i64 does into the bytes just before `end` (it may write
+ * more of them than the number takes, up to TSYNC__I64_CHARS); returns where it
+ * begins. For a writer that puts a few numbers and their punctuation together (a
+ * map's points): one append for all of them. Cannot fail. */
 char *tsync__i64_text(char *end, int64_t v);
 /* Frees the text; t is empty afterwards. */
 void tsync__text_free(struct tsync__text *t);

@@ -41,9 +41,12 @@ static void expect_i64(int64_t x)
     tsync__text_free(&t);
 }
 
-/* Every number up to 10^5 in magnitude, and the powers of ten and their neighbours. */
+/* Every number up to 10^5 in magnitude, the powers of ten and their neighbours,
+ * the extremes, and numbers of every length with random digits; no byte written
+ * more than TSYNC__I64_CHARS before the end. */
 static void test_many_numbers(void **state)
 {
+    uint64_t x = 88172645463325252ull;
     (void)state;
     for (int64_t v = -100000; v <= 100000; v++)
         expect_i64(v);
@@ -52,6 +55,20 @@ static void test_many_numbers(void **state)
             expect_i64(p + d);
             expect_i64(-(p + d));
         }
+    expect_i64(INT64_MAX);
+    expect_i64(INT64_MIN);
+    for (int i = 0; i < 200000; i++) {
+        char b[TSYNC__I64_CHARS + 8];
+        int64_t v;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        v = (int64_t)(x >> (x % 63 + 1));      /* 1 to 63 bits */
+        v = x % 2 ? -v : v;
+        expect_i64(v);
+        memset(b, 'x', sizeof(b));
+        tsync__i64_text(b + sizeof(b), v);
+        for (size_t k = 0; k < sizeof(b) - TSYNC__I64_CHARS; k++)
+            assert_int_equal(b[k], 'x');
+    }
 }
 
 static void test_growth(void **state)
