@@ -439,13 +439,20 @@ static inline size_t scan_side(const struct hull *h, const struct tsync__pt *p, 
     struct tsync__pt *fresh = mine->fresh + mine->n_new, l = h->left[side];
     int64_t dx = h->dx[side], dy = h->dy[side];
     size_t i;
+    int gaps;
     if (k > NEW_MAX - mine->n_new)
         k = NEW_MAX - mine->n_new;
+    if (!k)
+        return 0;
     /* x from prev, a narrow point's, to below end: narrow once end is NARROW at most. */
     end = end < NARROW ? end : NARROW;
+    /* No two points scanned lie farther apart than the last that may be from prev:
+     * within gap, the loop need not ask (a loop of its own). */
+    gaps = (p[k - 1].x < end ? p[k - 1].x : end - 1) - prev > gap;
     for (i = 0; i < k; i++) {
         struct tsync__pt q = p[i];
-        if (q.x >= end || q.x - prev > gap || wide_coord(q.y) || beyond_narrow(dx, dy, l, q, side))
+        if (q.x >= end || (gaps && q.x - prev > gap) || wide_coord(q.y) ||
+            beyond_narrow(dx, dy, l, q, side))
             break;
         fresh[i] = q;
         prev = q.x;
