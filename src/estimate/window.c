@@ -213,36 +213,31 @@ static int parabola_spans(const struct point *own, size_t from, size_t to, size_
     return to - from >= 2 && own[to].x - own[from].x >= PARABOLA_SPAN * fabsl(own[i].x);
 }
 
-/* The value at window i of the curve of degree 1 or 2 through windows from..to, with
- * i or without it (leave = 1), and its slope there (*b). */
-static long double fitted(const struct prefix *prefix, const struct point *own, size_t from,
-                          size_t to, size_t i, int leave, int degree, long double *b)
+/* The sums over windows from..to, with window i or without it (leave = 1). */
+static void sums_of(const struct prefix *prefix, const struct point *own, size_t from, size_t to,
+                    size_t i, int leave, struct sums *s)
 {
     const struct prefix *hi = &prefix[to + 1], *lo = &prefix[from];
     const struct point *me = &own[i];
-    struct sums s;
-    s.n = (long double)(to + 1 - from);
-    s.x = hi->x - lo->x;
-    s.xx = hi->xx - lo->xx;
-    s.x3 = hi->x3 - lo->x3;
-    s.x4 = hi->x4 - lo->x4;
-    s.y = hi->y - lo->y;
-    s.xy = hi->xy - lo->xy;
-    s.xxy = hi->xxy - lo->xxy;
+    s->n = (long double)(to + 1 - from);
+    s->x = hi->x - lo->x;
+    s->xx = hi->xx - lo->xx;
+    s->x3 = hi->x3 - lo->x3;
+    s->x4 = hi->x4 - lo->x4;
+    s->y = hi->y - lo->y;
+    s->xy = hi->xy - lo->xy;
+    s->xxy = hi->xxy - lo->xxy;
     if (leave) {
         long double xx = me->x * me->x;
-        s.n -= 1;
-        s.x -= me->x;
-        s.xx -= xx;
-        s.x3 -= xx * me->x;
-        s.x4 -= xx * xx;
-        s.y -= me->y;
-        s.xy -= me->x * me->y;
-        s.xxy -= xx * me->y;
+        s->n -= 1;
+        s->x -= me->x;
+        s->xx -= xx;
+        s->x3 -= xx * me->x;
+        s->x4 -= xx * xx;
+        s->y -= me->y;
+        s->xy -= me->x * me->y;
+        s->xxy -= xx * me->y;
     }
-    if (degree == 2 && parabola_spans(own, from, to, i))
-        return parabola_at(&s, me->x, b);
-    return line_at(&s, me->x, b);
 }
 
 /* The span and degree whose curves, each window left out of its own, predict the
@@ -262,9 +257,13 @@ static size_t best_span(const struct prefix *prefix, const struct point *own, si
         for (size_t i = 0; i < n; i += stride) {
             span(n, i, h, &from, &to);
             if (to - from >= 3) { /* three others at least draw a parabola */
-                long double b, e1 = own[i].y - fitted(prefix, own, from, to, i, 1, 1, &b), e2 = e1;
+                long double b, e1, e2;
+                struct sums s;
+                /* The same sums for both degrees. */
+                sums_of(prefix, own, from, to, i, 1, &s);
+                e1 = e2 = own[i].y - line_at(&s, own[i].x, &b);
                 if (parabola_spans(own, from, to, i))
-                    e2 = own[i].y - fitted(prefix, own, from, to, i, 1, 2, &b);
+                    e2 = own[i].y - parabola_at(&s, own[i].x, &b);
                 cv[0] += e1 * e1;
                 cv[1] += e2 * e2;
             }
@@ -319,8 +318,11 @@ static int smooth(struct tsync__windows *w)
     /* The fitted curves read the sums alone: each window takes its own at once. */
     for (size_t i = 0; i < n; i++) {
         long double b, y;
+        struct sums s;
         span(n, i, h, &from, &to);
-        y = fitted(prefix, own, from, to, i, 0, degree, &b);
+        sums_of(prefix, own, from, to, i, 0, &s);
+        y = degree == 2 && parabola_spans(own, from, to, i) ? parabola_at(&s, own[i].x, &b)
+                                                            : line_at(&s, own[i].x, &b);
         squares += (own[i].y - y) * (own[i].y - y);
         w->v[i].y = y + y0 + a0 * (long double)(w->v[i].x - w->v[0].x);
         if (to > from && !isnan(b))
