@@ -128,6 +128,21 @@ static int sort_nearly(struct tsync__pt *v, size_t n, size_t budget)
     return 0;
 }
 
+/* Whether v[0, n) is in order of x, as the samples of a capture mostly come: four
+ * comparisons at a time, with one branch. */
+static int in_order(const struct tsync__pt *v, size_t n)
+{
+    size_t i = 1;
+    for (; i + 4 <= n; i += 4)
+        if ((v[i - 1].x > v[i].x) | (v[i].x > v[i + 1].x) | (v[i + 1].x > v[i + 2].x) |
+            (v[i + 2].x > v[i + 3].x))
+            return 0;
+    for (; i < n; i++)
+        if (v[i - 1].x > v[i].x)
+            return 0;
+    return 1;
+}
+
 int tsync__sort_points(struct tsync__pt *v, size_t n)
 {
     struct tsync__pt *tmp, *src = v, *dst;
@@ -135,12 +150,10 @@ int tsync__sort_points(struct tsync__pt *v, size_t n)
     tsync_time lo = n ? v[0].x : 0, hi = lo;
     uint64_t span;
 
+    if (in_order(v, n))
+        return 0;
     if (n < 4096) {
-        for (size_t i = 1; i < n; i++)
-            if (v[i].x < v[i - 1].x) {
-                qsort(v, n, sizeof(*v), pt_cmp);  /* equal x need no order */
-                break;
-            }
+        qsort(v, n, sizeof(*v), pt_cmp);  /* equal x need no order */
         return 0;
     }
     /* Sorted or nearly (one pass either way), else a stable sort of the order the
