@@ -186,38 +186,51 @@ static inline size_t chain_add(struct tsync__pt *v, size_t n, const struct tsync
  * lows from the left and from the right, a few of a noisy hundred, so that the
  * chain's loop, whose turns are a coin toss, sees few. The x of the neighbours on
  * either side must differ from a point's, which keeps the two records strictly
- * before and after it. The points kept, in order, are moved to the end,
+ * before and after it. Up to the last record from the left (the first lowest
+ * point) the records from the right are all the points after it, and past it the
+ * records from the left are none: one pass from the left up to there, one from
+ * the right back to it. The points kept, in order, are moved to the end,
  * p[k - the new count, k). */
 static inline size_t thin(struct tsync__pt *p, size_t k, int side)
 {
-    unsigned char left[NEW_MAX];    /* beyond the record before it, right of its neighbour */
+    uint16_t kept[NEW_MAX];         /* from the left: where the points kept lie */
+    size_t n = 0, n_low = 0, low = 0, m = k;
     int64_t best, w;
-    size_t m = k;
     tsync_time next_x;
     if (k < 3)
         return k;
     best = p[0].y - p[0].x;
-    left[0] = 0;
-    for (size_t i = 1; i < k; i++) {
+    for (size_t i = 0; i < k; i++) {
+        int record;
         w = p[i].y - p[i].x;
-        left[i] = p[i - 1].x < p[i].x && (side ? w <= best : w >= best);
-        best = side ? (w > best ? w : best) : (w < best ? w : best);
+        record = i == 0 || (side ? w > best : w < best);
+        if (record || (i && p[i - 1].x == p[i].x) || i + 1 == k || p[i].x == p[i + 1].x)
+            kept[n++] = (uint16_t)i;
+        if (record) {
+            best = w;
+            low = i;
+            n_low = n;
+        }
     }
-    /* From the right, writing the points kept from the end: never past one not
-     * yet read. */
-    best = p[k - 1].y - p[k - 1].x;
-    next_x = p[k - 1].x;
-    m--;
-    for (size_t i = k - 1; i-- > 0;) {
-        struct tsync__pt q = p[i];
-        int drop;
-        w = q.y - q.x;
-        drop = left[i] && q.x < next_x && (side ? w <= best : w >= best);
-        best = side ? (w > best ? w : best) : (w < best ? w : best);
-        next_x = q.x;
-        if (!drop)
-            p[--m] = q;
+    /* From the right back to the lowest, writing the points kept from the end:
+     * never past one not yet read, nor as far as the lowest. */
+    if (low + 1 < k) {
+        best = p[k - 1].y - p[k - 1].x;
+        next_x = p[k - 1].x;
+        m--;
+        for (size_t i = k - 1; i-- > low + 1;) {
+            struct tsync__pt q = p[i];
+            w = q.y - q.x;
+            if (!(p[i - 1].x < q.x && q.x < next_x && (side ? w <= best : w >= best)))
+                p[--m] = q;
+            best = side ? (w > best ? w : best) : (w < best ? w : best);
+            next_x = q.x;
+        }
     }
+    /* Then the points kept up to the lowest, the last first: each written after
+     * the ones before it lie. */
+    while (n_low)
+        p[--m] = p[kept[--n_low]];
     return k - m;
 }
 

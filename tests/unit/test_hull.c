@@ -480,6 +480,35 @@ static void test_many_and_far(void **state)
     free(dn2);
 }
 
+/* Points whose x come in runs and whose y - x take a few values, ties everywhere
+ * (the points a hull holds back are dropped on records of y - x, strictly, and on
+ * equal x): the hulls are those of the monotone chain over every point. */
+static void test_ties(void **state)
+{
+    enum { N = 4000 };
+    struct tsync__pt *up = malloc(N * sizeof(*up)), *dn = malloc(N * sizeof(*dn));
+    unsigned seed = fx_seed("test_ties");
+    (void)state;
+    for (int round = 0; round < 20; round++) {
+        struct tsync__pair_fit f;
+        tsync_time x = 0;
+        for (size_t i = 0; i < N; i++) {
+            x += rand() % 3 ? 100 : 0;
+            up[i] = (struct tsync__pt){ x, x + 1000 + rand() % 4 * 50 };
+            dn[i] = (struct tsync__pt){ x, x - 1000 - rand() % 4 * 50 };
+        }
+        fit(&f, up, N, dn, N, params(1e-3, 1, 0));
+        if (f.pieces.n != 1 ||
+            f.stats.hull_points != hull_size(up, N, 1) + hull_size(dn, N, -1))
+            fail_msg("round %d (seed %u): %zu pieces, %llu hull points, %zu by the chain", round,
+                     seed, f.pieces.n, (unsigned long long)f.stats.hull_points,
+                     hull_size(up, N, 1) + hull_size(dn, N, -1));
+        tsync__pair_fit_free(&f);
+    }
+    free(up);
+    free(dn);
+}
+
 /* The fit with the hull's runs (add_run) and without them, sample by sample: the
  * same pieces, windows, knots and counts, on data that exercise every rule that
  * ends a run: gaps, pieces at their longest, a clock step that splits, samples
@@ -1113,6 +1142,7 @@ int main(void)
         cmocka_unit_test(test_collinear),
         cmocka_unit_test(test_random_hulls),
         cmocka_unit_test(test_many_and_far),
+        cmocka_unit_test(test_ties),
         cmocka_unit_test(test_runs_same),
         cmocka_unit_test(test_join_pieces),
         cmocka_unit_test(test_gap_ends_piece),
