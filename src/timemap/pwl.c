@@ -73,13 +73,17 @@ static long double seg_slope(const struct tsync__pwl *f, size_t k)
     return (long double)(f->y[k + 1] - f->y[k]) / (long double)(f->x[k + 1] - f->x[k]);
 }
 
-long double tsync__pwl_eval(const struct tsync__pwl *f, long double x)
+/* f at x in segment k (segment_of's or segment_from's answer for x). */
+static long double value_in(const struct tsync__pwl *f, size_t k, long double x)
 {
-    size_t k;
     if (f->n == 1)
         return (long double)f->y[0] + (x - (long double)f->x[0]);
-    k = segment_of(f, x);
     return (long double)f->y[k] + seg_slope(f, k) * (x - (long double)f->x[k]);
+}
+
+long double tsync__pwl_eval(const struct tsync__pwl *f, long double x)
+{
+    return value_in(f, f->n == 1 ? 0 : segment_of(f, x), x);
 }
 
 /* segment_of(f, x) for x at or after point k of f: from k on, for increasing x
@@ -97,10 +101,7 @@ static size_t segment_from(const struct tsync__pwl *f, size_t k, long double x)
 
 long double tsync__pwl_eval_from(const struct tsync__pwl *f, size_t k, long double x)
 {
-    if (f->n == 1)
-        return (long double)f->y[0] + (x - (long double)f->x[0]);
-    k = segment_from(f, k, x);
-    return (long double)f->y[k] + seg_slope(f, k) * (x - (long double)f->x[k]);
+    return value_in(f, segment_from(f, k, x), x);
 }
 
 /* The bound at x in segment k of f (segment_of's answer for x). */
@@ -122,14 +123,12 @@ double tsync__pwl_bound(const struct tsync__pwl *f, long double x)
     return bound_in(f, segment_of(f, x), x);
 }
 
-/* The steepest slope of f at x (both sides at a breakpoint). */
-static long double slope_at(const struct tsync__pwl *f, long double x)
+/* The steepest slope of f at x in segment k (both sides at a breakpoint). */
+static long double slope_in(const struct tsync__pwl *f, size_t k, long double x)
 {
-    size_t k;
     long double s;
     if (f->n == 1)
         return 1;
-    k = segment_of(f, x);
     s = seg_slope(f, k);
     if (k + 2 < f->n && (long double)f->x[k + 1] == x && seg_slope(f, k + 1) > s)
         s = seg_slope(f, k + 1);
@@ -156,13 +155,15 @@ int tsync__pwl_identity(struct tsync__pwl *out, tsync_time from, tsync_time to)
 static void put(struct tsync__pwl *out, const struct tsync__pwl *g, const struct tsync__pwl *h,
                 size_t k, tsync_time x)
 {
-    long double u = tsync__pwl_eval_from(h, k, (long double)x);
-    double bh = bound_in(h, segment_from(h, k, (long double)x), (long double)x);
-    double bg = tsync__pwl_bound(g, u);
-    if (tsync__pwl_push(out, x, (tsync_time)llroundl(tsync__pwl_eval(g, u))))
+    size_t kh = segment_from(h, k, (long double)x), kg;
+    long double u = value_in(h, kh, (long double)x);
+    double bh = bound_in(h, kh, (long double)x), bg;
+    kg = g->n == 1 ? 0 : segment_of(g, u);      /* one search for g's value, bound, slope */
+    bg = bound_in(g, kg, u);
+    if (tsync__pwl_push(out, x, (tsync_time)llroundl(value_in(g, kg, u))))
         out->bound[out->n - 1] =
             isfinite(bh) && isfinite(bg)
-                ? (double)((long double)bg + slope_at(g, u) * (long double)bh) + 1
+                ? (double)((long double)bg + slope_in(g, kg, u) * (long double)bh) + 1
                 : INFINITY;
 }
 
