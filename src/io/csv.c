@@ -693,13 +693,22 @@ static int add_extents(struct tsync_extent *x, struct tsync_message_list *m)
         size_t j1 = m->n - b * TSYNC__LIST_BLOCK < TSYNC__LIST_BLOCK ? m->n
                                                                      : (b + 1) * TSYNC__LIST_BLOCK;
         const struct tsync__pt *v = m->v;
-        struct tsync__list_block k = { INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN };
-        for (size_t j = b * TSYNC__LIST_BLOCK; j < j1; j++) {
-            k.x_lo = v[j].x < k.x_lo ? v[j].x : k.x_lo;
-            k.x_hi = v[j].x > k.x_hi ? v[j].x : k.x_hi;
-            k.y_lo = v[j].y < k.y_lo ? v[j].y : k.y_lo;
-            k.y_hi = v[j].y > k.y_hi ? v[j].y : k.y_hi;
-        }
+        size_t j0 = b * TSYNC__LIST_BLOCK, j = j0 + 1;
+        struct tsync__list_block k = { v[j0].x, v[j1 - 1].x, v[j0].y, v[j1 - 1].y };
+        /* Both ends' times mostly come in order (a capture's): then the block's
+         * first and last are its extents, found two messages at a time with one
+         * branch; else each message is compared. */
+        for (; j + 2 <= j1; j += 2)
+            if ((v[j - 1].x > v[j].x) | (v[j].x > v[j + 1].x) | (v[j - 1].y > v[j].y) |
+                (v[j].y > v[j + 1].y))
+                break;
+        if (j + 2 <= j1 || (j < j1 && (v[j - 1].x > v[j].x || v[j - 1].y > v[j].y)))
+            for (j = j0; j < j1; j++) {
+                k.x_lo = v[j].x < k.x_lo ? v[j].x : k.x_lo;
+                k.x_hi = v[j].x > k.x_hi ? v[j].x : k.x_hi;
+                k.y_lo = v[j].y < k.y_lo ? v[j].y : k.y_lo;
+                k.y_hi = v[j].y > k.y_hi ? v[j].y : k.y_hi;
+            }
         m->blocks[b] = k;
         slo = k.x_lo < slo ? k.x_lo : slo;
         shi = k.x_hi > shi ? k.x_hi : shi;
