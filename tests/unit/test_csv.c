@@ -251,6 +251,38 @@ static void test_spellings(void **state)
     free(odd.s);
 }
 
+/* Each block of a list has the extents of its messages, where they come in order
+ * and where one send or one receive comes early, at every place of a block. */
+static void test_block_extents(void **state)
+{
+    (void)state;
+    for (int bad = 0; bad < 4 * TSYNC__LIST_BLOCK + 6; bad++) {
+        struct text t = { NULL, 0, 0 };
+        tsync_trace *tr;
+        int at = bad / 2, send = bad % 2;
+        put(&t, "send_location,send_time_ns,recv_location,recv_time_ns\n");
+        for (int i = 0; i < 2 * TSYNC__LIST_BLOCK + 3; i++)
+            put(&t, "a,%d,b,%d\n", i == at && send ? 10 * i - 15 : 10 * i,
+                i == at && !send ? 10 * i - 15 : 10 * i + 5);
+        tr = open_lists("blocks.csv", t.s);
+        assert_int_equal(tr->n_lists, 1);
+        for (size_t j0 = 0; j0 < tr->lists[0].n; j0 += TSYNC__LIST_BLOCK) {
+            const struct tsync__list_block *k = &tr->lists[0].blocks[j0 / TSYNC__LIST_BLOCK];
+            struct tsync__list_block want = { INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN };
+            for (size_t j = j0; j < tr->lists[0].n && j < j0 + TSYNC__LIST_BLOCK; j++) {
+                const struct tsync__pt *v = &tr->lists[0].v[j];
+                want.x_lo = v->x < want.x_lo ? v->x : want.x_lo;
+                want.x_hi = v->x > want.x_hi ? v->x : want.x_hi;
+                want.y_lo = v->y < want.y_lo ? v->y : want.y_lo;
+                want.y_hi = v->y > want.y_hi ? v->y : want.y_hi;
+            }
+            assert_memory_equal(k, &want, sizeof(want));
+        }
+        tsync_trace_free(tr);
+        free(t.s);
+    }
+}
+
 /* A line longer than the read buffer (1 MiB) and a mapped chunk (4 MiB) between
  * ordinary ones. */
 static void test_long_line(void **state)
@@ -352,6 +384,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read),
         cmocka_unit_test(test_lists),
+        cmocka_unit_test(test_block_extents),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_missing),
         cmocka_unit_test(test_many_locations),
