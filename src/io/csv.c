@@ -76,7 +76,7 @@ struct csv_state {
     size_t n_locs, cap_locs;
     uint32_t *slot;       /* name hash table: location index + 1, 0 = empty */
     size_t mask;
-    uint64_t rows;
+    uint64_t rows;        /* read as ends (their tags): not counted for lists */
     struct known recent[2]; /* the locations of the row before: most rows name them again */
     int lists;            /* opened by open_lists: rows go to message lists, not ends */
     struct tsync_message_list *list;
@@ -288,13 +288,15 @@ static COLD int put_new(struct csv_state *st, long ls, long lr, tsync_time ts, t
     return TSYNC_OK;
 }
 
-/* The message of a row: both ends, or a message of the list from ls to lr. Small
- * enough to be inlined where most rows come (fast_row): the list from the cache of
- * pairs, with room; anything else in put_new. */
-static inline int put_row(struct csv_state *st, long ls, long lr, tsync_time ts, tsync_time tr)
+/* The message of a row: both ends, or with `lists` (st->lists, a constant where
+ * inlined) a message of the list from ls to lr. Small enough to be inlined where
+ * most rows come (fast_row): the list from the cache of pairs, with room; anything
+ * else in put_new. st->rows counts the rows of ends only. */
+static inline int put_row(struct csv_state *st, long ls, long lr, tsync_time ts, tsync_time tr,
+                          int lists)
 {
     int rc = TSYNC_OK;
-    if (st->lists) {
+    if (lists) {
         unsigned k = ((unsigned)ls * 31 + (unsigned)lr) % PAIR_CACHE;
         uint32_t i = st->pairs[k].list;
         if (i && st->pairs[k].s == (tsync_loc)ls && st->pairs[k].r == (tsync_loc)lr &&
@@ -307,8 +309,8 @@ static inline int put_row(struct csv_state *st, long ls, long lr, tsync_time ts,
         }
     } else if (!(rc = add_end(st, ls, ts, st->rows * 2))) {
         rc = add_end(st, lr, tr, st->rows * 2 + 1);
+        st->rows++;
     }
-    st->rows++;
     return rc;
 }
 
@@ -333,7 +335,7 @@ static int add_row(struct csv_state *st, uint64_t lineno, char *line, size_t len
     if ((ls = recent_location(st, line, (size_t)(c1 - line))) < 0 ||
         (lr = recent_location(st, c2 + 1, (size_t)(c3 - c2 - 1))) < 0)
         return tsync__oom(st->ctx);
-    return put_row(st, ls, lr, ts, tr);
+    return put_row(st, ls, lr, ts, tr, st->lists);
 }
 
 /* One line, line[0, len) without its newline; nul: it holds a NUL byte. */
@@ -435,7 +437,8 @@ static inline size_t scan_time(const char *f, tsync_time *out)
 /* The row at p (line 2 or later) when it is in the common form (see the top), added:
  * the length of its line with the line end in *len; *len = 0 leaves the line to
  * add_line. p < end, and SLACK zero bytes follow end. */
-static inline int fast_row(struct csv_state *st, const char *p, const char *end, size_t *len)
+static inline int fast_row(struct csv_state *st, const char *p, const char *end, size_t *len,
+                           int lists)
 {
     const char *q = p, *name_s, *name_r;
     size_t ns, nr, k;
@@ -469,12 +472,14 @@ static inline int fast_row(struct csv_state *st, const char *p, const char *end,
         (lr < 0 && (lr = recent_location(st, name_r, nr)) < 0))
         return tsync__oom(st->ctx);
     *len = (size_t)(q - p);
-    return put_row(st, ls, lr, ts, tr);
+    return put_row(st, ls, lr, ts, tr, lists);
 }
 
 /* Every whole line of [*p, end), and at the end of the file (eof) the last one
- * without its newline; *p is left at the first byte not read. */
-static int parse_lines(struct csv_state *st, char **p, char *end, int eof, uint64_t *lineno)
+ * without its newline; *p is left at the first byte not read. Inlined for lists
+ * (st->lists) and ends apart: the rows need not ask which. */
+static inline int parse_rows(struct csv_state *st, char **p, char *end, int eof, uint64_t *lineno,
+                             int lists)
 {
     char *q = *p, *nl;
     uint64_t line = *lineno;    /* in a register, not stored at every row */
@@ -483,7 +488,7 @@ static int parse_lines(struct csv_state *st, char **p, char *end, int eof, uint6
         size_t n = 0;
         /* Past the header, the rows in the common form one after the other. */
         if (line) {
-            while ((rc = fast_row(st, q, end, &n)) == TSYNC_OK && n) {
+            while ((rc = fast_row(st, q, end, &n, lists)) == TSYNC_OK && n) {
                 line++;
                 if ((q += n) >= end)
                     break;
@@ -502,6 +507,12 @@ static int parse_lines(struct csv_state *st, char **p, char *end, int eof, uint6
     *lineno = line;
     *p = q;
     return rc;
+}
+
+static int parse_lines(struct csv_state *st, char **p, char *end, int eof, uint64_t *lineno)
+{
+    return st->lists ? parse_rows(st, p, end, eof, lineno, 1)
+                     : parse_rows(st, p, end, eof, lineno, 0);
 }
 
 /* The rows of a regular file from its start, mapped MAP_CHUNK bytes at a time and
@@ -583,7 +594,7 @@ static int read_rows(struct csv_state *st, int fd)
     if (rc == TSYNC_OK && lineno == 0)
         rc = tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: the file is empty (expected the header \"%s\")",
                          st->path, HEADER);
-    if (rc == TSYNC_OK && st->rows == 0)
+    if (rc == TSYNC_OK && (st->lists ? st->n_lists : st->rows) == 0)
         rc = tsync__fail(st->ctx, TSYNC_EFORMAT, "%s: no messages after the header (empty trace)",
                          st->path);
     return rc;

@@ -54,17 +54,27 @@ static inline int tmp_entries(const char *dir)
     return n;
 }
 
-/* tsync_trace_open of `path` fails with `code` and an error containing `message`. */
-static inline void expect_trace_error(const char *path, int code, const char *message)
+typedef int (*tmp_opener)(tsync_trace **out, const char *path, const tsync_open_opts *opts,
+                          tsync_ctx *ctx);
+
+/* Opening path with `opener` fails with `code` and an error containing `message`. */
+static inline void expect_error_of(tmp_opener opener, const char *path, int code,
+                                   const char *message)
 {
     tsync_trace *t = NULL;
     tsync_ctx *ctx;
     assert_int_equal(tsync_ctx_new(&ctx), 0);
-    assert_int_equal(tsync_trace_open(&t, path, NULL, ctx), code);
+    assert_int_equal(opener(&t, path, NULL, ctx), code);
     assert_null(t);
     if (!strstr(tsync_ctx_error(ctx), message))
         fail_msg("message \"%s\" lacks \"%s\"", tsync_ctx_error(ctx), message);
     tsync_ctx_free(ctx);
+}
+
+/* tsync_trace_open of `path` fails with `code` and an error containing `message`. */
+static inline void expect_trace_error(const char *path, int code, const char *message)
+{
+    expect_error_of(tsync_trace_open, path, code, message);
 }
 
 #endif
