@@ -45,13 +45,16 @@ void tsync__envelope_free(struct tsync__envelope *env)
     memset(env, 0, sizeof(*env));
 }
 
-/* The line of the piece of ps that holds x (the nearest in time): y - line. */
-static long double off_line(const struct tsync__pieces *ps, size_t *k, const struct tsync__pt *p)
+/* The piece of ps that holds x (the nearest in time), looked for from *k on. */
+static void piece_of(const struct tsync__pieces *ps, size_t *k, tsync_time x)
 {
-    const struct tsync__piece *pc;
-    while (*k + 1 < ps->n && p->x > ps->v[*k].x_last && p->x >= ps->v[*k + 1].x_first)
+    while (*k + 1 < ps->n && x > ps->v[*k].x_last && x >= ps->v[*k + 1].x_first)
         (*k)++;
-    pc = &ps->v[*k];
+}
+
+/* y - the line of piece pc at p. */
+static long double off_line(const struct tsync__piece *pc, const struct tsync__pt *p)
+{
     return (long double)(p->y - pc->y0) - pc->b - pc->a * (long double)(p->x - pc->x0);
 }
 
@@ -82,7 +85,7 @@ static size_t tightest(const struct tsync__pt *p, size_t m, const struct tsync__
         long double v;
         if (d[i] < top - 0x1p-48 * size)
             continue;
-        v = sign * ((long double)(p[i].y - pc->y0) - pc->b - pc->a * (long double)(p[i].x - pc->x0));
+        v = sign * off_line(pc, &p[i]);
         if (best == m || v > bv) {
             bv = v;
             best = i;
@@ -110,16 +113,19 @@ static int pick_knots(struct tsync__knots *out, const struct tsync__pt *pts, siz
     out->v[out->n++] = pts[0];
     for (size_t g = 1; g + 1 < n; g += KNOT_EVERY) {
         size_t end = g + KNOT_EVERY < n - 1 ? g + KNOT_EVERY : n - 1, best = g, kg;
-        long double bv = sign * off_line(ps, &k, &pts[g]);
+        piece_of(ps, &k, pts[g].x);
         kg = k;
         /* The piece moves on with x only: one piece for the group when its last
          * point is still in the first's. */
-        (void)off_line(ps, &k, &pts[end - 1]);
+        piece_of(ps, &k, pts[end - 1].x);
         if (k == kg) {
             best = g + tightest(pts + g, end - g, &ps->v[k], sign);
         } else {
+            long double bv = sign * off_line(&ps->v[kg], &pts[g]);
             for (size_t i = g + 1, j = kg; i < end; i++) {
-                long double v = sign * off_line(ps, &j, &pts[i]);
+                long double v;
+                piece_of(ps, &j, pts[i].x);
+                v = sign * off_line(&ps->v[j], &pts[i]);
                 if (v > bv) {
                     bv = v;
                     best = i;
