@@ -376,16 +376,25 @@ static int64_t window_width(const struct tsync__pair_samples *s, int64_t width)
     return fill <= width ? width : fill >= STRETCH * width ? STRETCH * width : (int64_t)fill;
 }
 
-/* The lowest (sign 1) or highest (sign -1) of y - a (x - first) over
- * pts[from, from + n), relative to first (0 when n is 0). */
+/* y - a (x - first) of p, relative to first. */
+static long double detrended(const struct tsync__pt *p, tsync_time first, long double a)
+{
+    return (long double)(p->y - first) - a * (long double)(p->x - first);
+}
+
+/* The lowest (sign 1) or highest (sign -1) detrended value over pts[from, from + n)
+ * (0 when n is 0). */
 static long double extreme(const struct tsync__pt *pts, size_t from, size_t n, tsync_time first,
                            long double a, int sign)
 {
-    const struct tsync__pt *p = n ? pts + from : pts;   /* NULL when a kind has none */
-    long double e = 0;
-    for (size_t i = 0; i < n; i++) {
-        long double v = (long double)(p[i].y - first) - a * (long double)(p[i].x - first);
-        e = i == 0 || (sign > 0 ? v < e : v > e) ? v : e;
+    long double e;
+    if (!n)
+        return 0;                       /* pts NULL when a kind has none */
+    pts += from;
+    e = detrended(&pts[0], first, a);
+    for (size_t i = 1; i < n; i++) {
+        long double v = detrended(&pts[i], first, a);
+        e = (sign > 0 ? v < e : v > e) ? v : e;
     }
     return e;
 }
