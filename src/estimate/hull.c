@@ -199,12 +199,15 @@ static inline size_t thin(struct tsync__pt *p, size_t k, int side)
     tsync_time next_x;
     if (k < 3)
         return k;
+    /* The first point and the last are kept; the first is a record. */
     best = p[0].y - p[0].x;
-    for (size_t i = 0; i < k; i++) {
+    kept[n++] = 0;
+    n_low = n;
+    for (size_t i = 1; i < k; i++) {
         int record;
         w = p[i].y - p[i].x;
-        record = i == 0 || (side ? w > best : w < best);
-        if (record || (i && p[i - 1].x == p[i].x) || i + 1 == k || p[i].x == p[i + 1].x)
+        record = side ? w > best : w < best;
+        if (record || p[i - 1].x == p[i].x || i + 1 == k || p[i].x == p[i + 1].x)
             kept[n++] = (uint16_t)i;
         if (record) {
             best = w;
