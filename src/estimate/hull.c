@@ -139,15 +139,12 @@ static int slope_gt(struct tsync__pt p1, struct tsync__pt q1, struct tsync__pt p
     return det(q1.y, p1.y, q2.x, p2.x, q2.y, p2.y, q1.x, p1.x) > 0;
 }
 
-/* a - b exactly where it fits in 64 bits (a long double holds it exactly), else
- * through 128 bits: the same value, without the slow 128-bit conversion almost
- * always. */
+/* a - b, exactly: a and b are exact long doubles (a 64-bit significand), and so
+ * is their difference, below 2^64 in magnitude; where it leaves 64-bit integers,
+ * without the slow conversion of a 128-bit one. */
 static long double diff(tsync_time a, tsync_time b)
 {
-    int64_t d;
-    if (!__builtin_sub_overflow(a, b, &d))
-        return (long double)d;
-    return (long double)((i128)a - b);
+    return (long double)a - (long double)b;
 }
 
 static long double slope(struct tsync__pt p, struct tsync__pt q)
