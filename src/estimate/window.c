@@ -376,10 +376,11 @@ static int64_t window_width(const struct tsync__pair_samples *s, int64_t width)
     return fill <= width ? width : fill >= STRETCH * width ? STRETCH * width : (int64_t)fill;
 }
 
-/* y - a (x - first) of p, relative to first. */
-static long double detrended(const struct tsync__pt *p, tsync_time first, long double a)
+/* y - a (x - first) of p, relative to first (f, first as a long double: the
+ * differences of the exact long doubles are those of the integers, converted). */
+static long double detrended(const struct tsync__pt *p, long double f, long double a)
 {
-    return (long double)(p->y - first) - a * (long double)(p->x - first);
+    return ((long double)p->y - f) - a * ((long double)p->x - f);
 }
 
 /* The lowest (sign 1) or highest (sign -1) detrended value over pts[from, from + n)
@@ -387,13 +388,13 @@ static long double detrended(const struct tsync__pt *p, tsync_time first, long d
 static long double extreme(const struct tsync__pt *pts, size_t from, size_t n, tsync_time first,
                            long double a, int sign)
 {
-    long double e;
+    long double e, f = (long double)first;
     if (!n)
         return 0;                       /* pts NULL when a kind has none */
     pts += from;
-    e = detrended(&pts[0], first, a);
+    e = detrended(&pts[0], f, a);
     for (size_t i = 1; i < n; i++) {
-        long double v = detrended(&pts[i], first, a);
+        long double v = detrended(&pts[i], f, a);
         e = (sign > 0 ? v < e : v > e) ? v : e;
     }
     return e;
