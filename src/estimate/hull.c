@@ -184,10 +184,9 @@ static inline size_t chain_add(struct tsync__pt *v, size_t n, const struct tsync
  * chain's loop, whose turns are a coin toss, sees few. The x of the neighbours on
  * either side must differ from a point's, which keeps the two records strictly
  * before and after it. Up to the last record from the left (the first lowest
- * point) the records from the right are all the points after it, and past it the
- * records from the left are none: one pass from the left up to there, one from
- * the right back to it. The points kept, in order, are moved to the end,
- * p[k - the new count, k). */
+ * point) every point is a record from the right, and past it none is one from the
+ * left: one pass from the left over all (which finds it), one from the right back
+ * to it. The points kept, in order, are moved to the end, p[k - the new count, k). */
 static inline size_t thin(struct tsync__pt *p, size_t k, int side)
 {
     uint16_t kept[NEW_MAX];         /* from the left: where the points kept lie */
@@ -718,10 +717,11 @@ static void hull_range(const struct tsync__piece *pc, tsync_time x, long double 
 static long double mid_offset(const struct hull_range *r, const struct tsync__piece *pc,
                               long double a)
 {
-    long double u = r->lower.n ? envelope(&r->lower, extreme_vertex(&r->lower, a, 1), a, pc->x0, 1)
-                               : INFINITY;
-    long double l = r->upper.n ? envelope(&r->upper, extreme_vertex(&r->upper, a, -1), a, pc->x0, -1)
-                               : -INFINITY;
+    long double u = INFINITY, l = -INFINITY;
+    if (r->lower.n)
+        u = envelope(&r->lower, extreme_vertex(&r->lower, a, 1), a, pc->x0, 1);
+    if (r->upper.n)
+        l = envelope(&r->upper, extreme_vertex(&r->upper, a, -1), a, pc->x0, -1);
     if (!r->lower.n)
         return l;
     if (!r->upper.n)

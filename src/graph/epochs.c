@@ -160,6 +160,21 @@ static inline int run_add(struct bucket *b, struct run *r, uint64_t dlo, uint64_
     return 1;
 }
 
+/* One end of messages v[0, n) (their receives where recv, else their sends), whose
+ * times lie from lo to hi, to the buckets b of its location, whose first time is
+ * `first`: at once where they fall in one bucket, else one by one. */
+static inline void block_add(struct bucket *b, struct run *r, tsync_time first, uint64_t g,
+                             tsync_time lo, tsync_time hi, const struct tsync__pt *v, size_t n,
+                             int recv)
+{
+    if (run_add(b, r, (uint64_t)(lo - first), (uint64_t)(hi - first), g, lo, hi, n))
+        return;
+    for (size_t j = 0; j < n; j++) {
+        tsync_time x = recv ? v[j].y : v[j].x;
+        run_add(b, r, (uint64_t)(x - first), (uint64_t)(x - first), g, x, x, 1);
+    }
+}
+
 int tsync__spans_of_lists(struct tsync__spans *sp, const struct tsync_trace *t,
                           const struct tsync_message_list *lists, size_t n, int64_t max_gap)
 {
@@ -193,18 +208,10 @@ int tsync__spans_of_lists(struct tsync__spans *sp, const struct tsync_trace *t,
         for (size_t j0 = 0; j0 < m->n; j0 += TSYNC__LIST_BLOCK) {
             const struct tsync__list_block *k = &m->blocks[j0 / TSYNC__LIST_BLOCK];
             size_t j1 = m->n - j0 < TSYNC__LIST_BLOCK ? m->n : j0 + TSYNC__LIST_BLOCK;
-            if (ds && !run_add(b + base[s], &rs, (uint64_t)(k->x_lo - fs), (uint64_t)(k->x_hi - fs), g,
-                               k->x_lo, k->x_hi, j1 - j0))
-                for (size_t j = j0; j < j1; j++) {
-                    uint64_t d = (uint64_t)(m->v[j].x - fs);
-                    run_add(b + base[s], &rs, d, d, g, m->v[j].x, m->v[j].x, 1);
-                }
-            if (dr && !run_add(b + base[r], &rr, (uint64_t)(k->y_lo - fr), (uint64_t)(k->y_hi - fr), g,
-                               k->y_lo, k->y_hi, j1 - j0))
-                for (size_t j = j0; j < j1; j++) {
-                    uint64_t d = (uint64_t)(m->v[j].y - fr);
-                    run_add(b + base[r], &rr, d, d, g, m->v[j].y, m->v[j].y, 1);
-                }
+            if (ds)
+                block_add(b + base[s], &rs, fs, g, k->x_lo, k->x_hi, m->v + j0, j1 - j0, 0);
+            if (dr)
+                block_add(b + base[r], &rr, fr, g, k->y_lo, k->y_hi, m->v + j0, j1 - j0, 1);
         }
         if (ds)
             run_flush(b + base[s], &rs);
