@@ -700,17 +700,65 @@ static long double bridged(const struct tsync__window *l, const struct tsync__wi
            dx * ((t3 - 2 * t2 + t) * l->a + (t3 - t2) * r->a);
 }
 
+/* The last window of the piece before k (*l) and the first of the piece after (*r)
+ * where those pieces' curves follow windows (NULL where not), for a loose piece k:
+ * 1 where it has either. */
+static int window_neighbours(const struct join *j, size_t k, const struct tsync__window **l,
+                             const struct tsync__window **r)
+{
+    const struct wspan *ws = j->ws;
+    if (j->bd[k].settled)
+        return 0;
+    *l = k > 0 && ws[k - 1].n ? &j->fit->windows.v[ws[k - 1].first + ws[k - 1].n - 1] : NULL;
+    *r = k + 1 < j->fit->pieces.n && ws[k + 1].n ? &j->fit->windows.v[ws[k + 1].first] : NULL;
+    return *l || *r;
+}
+
+/* A piece without windows: its bent line, or for a loose piece next to pieces
+ * whose curves follow windows, their curve carried on (along the end window's
+ * slope, bridged where both sides have one), held inside the piece's range widened
+ * by the wander margin, and weighed against the bent line by how far each can be
+ * off: the carried curve by the windows' scatter plus w t^2 / 2 at t from the
+ * window (a drift changing by w per tick leaves its tangent by that), the bent
+ * line by half the piece's range. The bent line is the long piece's mean slope
+ * bent by its neighbours, a ppm off at its end where the clock bends: a piece of
+ * four messages a split left behind a main phase ran 2 us off within 0.4 s (class
+ * c of bench_accuracy, seed 3). */
+static long double loose_value(const struct join *j, size_t k, long double x)
+{
+    const struct tsync__piece *p = &j->fit->pieces.v[k];
+    const struct tsync__window *l, *r, *e;
+    long double y, t, m, u, lo, hi;
+    if (!window_neighbours(j, k, &l, &r))
+        return bent_value(j, k, x);
+    if (l && r) {
+        y = bridged(l, r, x);
+        t = fminl(x - (long double)l->x, (long double)r->x - x);
+    } else {
+        e = l ? l : r;
+        y = e->y + e->a * (x - (long double)e->x);
+        t = fabsl(x - (long double)e->x);
+    }
+    y = held_curve(j->fit, p, (tsync_time)llroundl(x), y);
+    m = j->fit->windows.scatter + (long double)j->fit->wander * t * t / 2;
+    p->range(p, (tsync_time)llroundl(x), &lo, &hi);
+    u = (hi - lo) / 2;
+    if (!(m > 0) || !(u > 0) || !isfinite(u))
+        return y;
+    return weighed(y, m, bent_value(j, k, x), u);
+}
+
 /* The joined estimate at x, inside or next to piece k: among a piece's samples the
  * windows' curve where it has windows (bridged to a neighbour's beyond its first and
- * last), else the bent pieces; beyond them the bent pieces, moved to meet the
- * windows' curve at the piece's end. */
+ * last), else the bent pieces (or the windows' curve carried on: loose_value);
+ * beyond them the bent pieces, moved to meet the windows' curve at the piece's end. */
 static long double piece_value(const struct join *j, size_t k, long double x)
 {
     const struct tsync__piece *p = &j->fit->pieces.v[k];
     const struct tsync__window *l, *r;
     tsync_time edge;
     if (!j->ws[k].n)
-        return bent_value(j, k, x);
+        return loose_value(j, k, x);
     if (x >= (long double)p->x_first && x <= (long double)p->x_last) {
         if ((bridge(j, k, &l, &r) && x > (long double)l->x) ||
             (k && bridge(j, k - 1, &l, &r) && x < (long double)r->x))
@@ -857,7 +905,9 @@ static int join_all(struct tsync__pwl *out, const struct tsync__pair_fit *fit, t
         /* At its samples a piece holds; where two pieces meet at one time, either. */
         int prev = k && v[k - 1].x_last == v[k].x_first;
         int next = k + 1 < np && v[k + 1].x_first == v[k].x_last;
-        int steps = bd[k].link_l || bd[k].link_r || bd[k].borrow ? BEND_STEPS : 1;
+        const struct tsync__window *wl, *wr;
+        int steps = bd[k].link_l || bd[k].link_r || bd[k].borrow ||
+                            (!ws[k].n && window_neighbours(&j, k, &wl, &wr)) ? BEND_STEPS : 1;
         if (ws[k].n) {
             /* The piece's ends, its windows' centres and the bridges to its
              * neighbours' windows. */

@@ -869,6 +869,40 @@ static void test_curve_in_wide_band(void **state)
     tsync__pair_fit_free(&f);
 }
 
+/* The same bend for 60 s, then 6 s later four messages each way within 0.4 s,
+ * the last of which the main phase's piece cannot take: a piece of two samples,
+ * whose slope they leave loose. The curve there goes on from the windows' (their
+ * last slope), weighed with the piece's own line, where the long piece's line (its
+ * mean slope over a minute, 0.24 ppm off at its end) took it 1.65 us off. */
+static void test_loose_piece_after_windows(void **state)
+{
+    static struct tsync__pt up[6010], dn[6010];
+    struct tsync__est_params p = wander_params();
+    struct tsync__pair_fit f;
+    struct tsync__pwl w;
+    const tsync_time end = 60000000000, gap = 6000000000, step = 100000000;
+    const tsync_time delay = TRUE_MU + 300;
+    size_t n = messages(up, dn, 10000000, end, curved_truth, 0);
+    long double worst;
+    (void)state;
+    for (tsync_time x = end + gap; x < end + gap + 4 * step; x += step, n++) {
+        up[n].x = x;
+        up[n].y = (tsync_time)ceill(curved_truth((long double)(x + delay))) - MU;
+        dn[n].x = x + step / 2 + delay - MU;
+        dn[n].y = (tsync_time)floorl(curved_truth((long double)(x + step / 2)));
+    }
+    fit(&f, up, n, dn, n, p);
+    assert_true(f.windows.n > 100);
+    assert_true(f.pieces.n >= 2 && f.pieces.v[f.pieces.n - 1].samples < 8 &&
+                f.pieces.v[f.pieces.n - 1].x_first > end + gap);
+    assert_int_equal(tsync__pwl_from_fit(&w, &f, 0, end + gap + 4 * step), 0);
+    worst = check_inside(&w, curved_truth, end + gap, end + gap + 4 * step, 10000000);
+    if (!(worst < 400))
+        fail_msg("the loose piece after the windows %.0Lf ns off", worst);
+    tsync__pwl_free(&w);
+    tsync__pair_fit_free(&f);
+}
+
 /* A message every `step` each way from 0 to `end` between the clock x (true time)
  * and truth(x), with LAN delays: TRUE_MU plus an exponential excess of 20 us on
  * average (-20 us ln(u), u uniform in (0, 1]), from the generator state r. Returns
@@ -1151,6 +1185,7 @@ int main(void)
         cmocka_unit_test(test_bending_clock),
         cmocka_unit_test(test_wander_grows_bound),
         cmocka_unit_test(test_curve_in_wide_band),
+        cmocka_unit_test(test_loose_piece_after_windows),
         cmocka_unit_test(test_straight_clock_long_span),
         cmocka_unit_test(test_ends_as_good_as_middle),
         cmocka_unit_test(test_outliers_keep_bound),
