@@ -725,7 +725,7 @@ static int add_extents(struct tsync_extent *x, struct tsync_message_list *m)
     struct tsync_extent *s = &x[m->send_loc], *r = &x[m->recv_loc];
     tsync_time slo = INT64_MAX, shi = INT64_MIN, rlo = INT64_MAX, rhi = INT64_MIN;
     size_t nb = (m->n + TSYNC__LIST_BLOCK - 1) / TSYNC__LIST_BLOCK;
-    if (!(m->blocks = malloc((nb ? nb : 1) * sizeof(*m->blocks))))
+    if (!(m->blocks = tsync__alloc_array(nb, sizeof(*m->blocks))))
         return -1;
     for (size_t b = 0; b < nb; b++) {
         size_t j1 = m->n - b * TSYNC__LIST_BLOCK < TSYNC__LIST_BLOCK ? m->n
