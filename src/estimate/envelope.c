@@ -34,6 +34,7 @@
 
 #include "estimate/estimator.h"
 #include "graph/graph.h"
+#include "util/vec.h"
 
 #define KNOT_EVERY 16
 #define KNOT_ALL 4096   /* points a side kept whole */
@@ -103,7 +104,7 @@ static int pick_knots(struct tsync__knots *out, const struct tsync__pt *pts, siz
     size_t k = 0, cap = n <= KNOT_ALL ? n : n / KNOT_EVERY + 3;
     if (n < 2)
         return 0;
-    if (!(out->v = malloc(cap * sizeof(*out->v))))
+    if (!(out->v = tsync__alloc_array(cap, sizeof(*out->v))))
         return TSYNC_ENOMEM;
     if (n <= KNOT_ALL) {
         memcpy(out->v, pts, n * sizeof(*pts));

@@ -13,6 +13,7 @@
 #include "trace/trace.h"
 #include "util/ctx.h"
 #include "util/utf8.h"
+#include "util/vec.h"
 
 /* A number, or null when it is not finite (an open bound). */
 static json_t *real_or_null(double v)
@@ -367,9 +368,18 @@ char *tsync_estimate_json(const tsync_estimate *e, const tsync_trace *t, tsync_c
     struct tsync__text b = { NULL, 0, 0, 0 };
     json_t *est;
     char head[160];
-    size_t n = 0;
+    size_t n = 0, points = 0;
     if (tsync__map_set_writable(e->maps, t, ctx))
         return NULL;
+    /* Room for the whole text at once, 90 bytes a point of the maps as it comes
+     * (its numbers, its bound, the pairs' segments; 25 MB for 10^7 messages) and
+     * more: grown by doubling, it was copied into new pages four times over. Only
+     * what is written is touched. */
+    for (uint32_t loc = 0; loc < t->n_locations; loc++)
+        if (e->maps->of[loc])
+            points += tsync_time_map_point_count(e->maps->of[loc]);
+    if (points < SIZE_MAX / 256 && tsync__reserve((void **)&b.s, &b.cap, 128 * points + 4096, 1))
+        b.bad = 1;
     if (!(est = estimate_json(e, t, 0))) {
         tsync__oom(ctx);
         return NULL;

@@ -620,10 +620,24 @@ static void wspans_init(struct wspan *ws, const struct tsync__pair_fit *fit)
 
 long double tsync__curve_at(const struct tsync__window *w, size_t n, tsync_time x)
 {
-    size_t lo = 0, hi = n - 1;
+    size_t lo, hi, step = 1;
     if (x <= w[0].x || x >= w[n - 1].x) {
         const struct tsync__window *e = x <= w[0].x ? &w[0] : &w[n - 1];
         return e->y + e->a * (long double)(x - e->x);
+    }
+    /* The windows that bracket x searched from where x would lie if they were
+     * evenly spread, as they nearly are, by steps doubling away from there: a
+     * bisection from the middle missed the cache at most of its 18 steps in the
+     * 17 MB of windows of 10^7 messages. */
+    lo = (size_t)((double)(x - w[0].x) / (double)(w[n - 1].x - w[0].x) * (double)(n - 1));
+    if (w[lo].x <= x) {
+        for (; lo + step < n - 1 && w[lo + step].x <= x; step *= 2)
+            lo += step;
+        hi = lo + step < n - 1 ? lo + step : n - 1;
+    } else {
+        for (hi = lo; step < hi && w[hi - step].x > x; step *= 2)
+            hi -= step;
+        lo = step < hi ? hi - step : 0;
     }
     while (lo + 1 < hi) {           /* w[lo].x <= x < w[hi].x */
         size_t mid = lo + (hi - lo) / 2;

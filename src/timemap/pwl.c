@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "timemap/pwl.h"
+#include "util/vec.h"
 
 void tsync__pwl_free(struct tsync__pwl *f)
 {
@@ -34,9 +35,9 @@ void tsync__pwl_free(struct tsync__pwl *f)
 int tsync__pwl_alloc(struct tsync__pwl *f, size_t cap)
 {
     memset(f, 0, sizeof(*f));
-    f->x = malloc(cap * sizeof(*f->x));
-    f->y = malloc(cap * sizeof(*f->y));
-    f->bound = malloc(cap * sizeof(*f->bound));
+    f->x = tsync__alloc_array(cap, sizeof(*f->x));
+    f->y = tsync__alloc_array(cap, sizeof(*f->y));
+    f->bound = tsync__alloc_array(cap, sizeof(*f->bound));
     if (!f->x || !f->y || !f->bound) {
         tsync__pwl_free(f);
         return TSYNC_ENOMEM;

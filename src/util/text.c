@@ -3,22 +3,15 @@
 #include <string.h>
 
 #include "util/text.h"
+#include "util/vec.h"
 
 void tsync__text_putn(struct tsync__text *t, const char *s, size_t n)
 {
     if (t->bad)
         return;
-    if (t->n + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 256;
-        char *p;
-        while (cap < t->n + n + 1)
-            cap *= 2;
-        if (!(p = realloc(t->s, cap))) {
-            t->bad = 1;
-            return;
-        }
-        t->s = p;
-        t->cap = cap;
+    if (tsync__reserve((void **)&t->s, &t->cap, t->n + n + 1, 1)) {
+        t->bad = 1;
+        return;
     }
     memcpy(t->s + t->n, s, n);
     t->n += n;
