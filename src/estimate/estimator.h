@@ -210,6 +210,8 @@ struct tsync__window {
     long double a;            /* the curve's slope there (the slope the window was
                                * detrended by, until smoothed) */
     long double width;        /* of the band its fastest messages leave, ticks */
+    struct tsync__pt above, below; /* its tightest sample of each kind (the fastest
+                               * message each way), which refine_edges reads */
 };
 struct tsync__windows {
     size_t n;
@@ -273,6 +275,13 @@ void tsync__windows_free(struct tsync__windows *w);
  * along the slope of the end window beyond them (a loose piece's own slope can be
  * far off). Absolute ticks of y. */
 long double tsync__curve_at(const struct tsync__window *w, size_t n, tsync_time x);
+
+/* The cubic between windows l and r that meets both with their values and slopes
+ * (Hermite's), at x. A piece's windows carried on past the last one along its
+ * slope to the piece's end were off by the clock's bend: 2.7 us over 30 s of a
+ * drift changing by 0.006 ppm/s (class c of bench_accuracy). */
+long double tsync__window_bridge(const struct tsync__window *l, const struct tsync__window *r,
+                                 long double x);
 
 /* The local minimax lines of a pair's one-way samples (each kind sorted by x), for a
  * pair without windows: at up to 4096 samples, the value and slope of the line that

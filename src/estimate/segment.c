@@ -701,19 +701,6 @@ static int bridge(const struct join *j, size_t k, const struct tsync__window **l
     return 1;
 }
 
-/* The cubic between windows l and r that meets both with their values and slopes
- * (Hermite's), at x. A piece's windows carried on past the last one along its
- * slope to the piece's end were off by the clock's bend: 2.7 us over 30 s of a
- * drift changing by 0.006 ppm/s (class c of bench_accuracy). */
-static long double bridged(const struct tsync__window *l, const struct tsync__window *r,
-                           long double x)
-{
-    long double dx = (long double)(r->x - l->x), t = (x - (long double)l->x) / dx;
-    long double t2 = t * t, t3 = t2 * t;
-    return l->y + (3 * t2 - 2 * t3) * (r->y - l->y) +
-           dx * ((t3 - 2 * t2 + t) * l->a + (t3 - t2) * r->a);
-}
-
 /* The last window of the piece before k (*l) and the first of the piece after (*r)
  * where those pieces' curves follow windows (NULL where not), for a loose piece k:
  * 1 where it has either. */
@@ -746,7 +733,7 @@ static long double loose_value(const struct join *j, size_t k, long double x)
     if (!window_neighbours(j, k, &l, &r))
         return bent_value(j, k, x);
     if (l && r) {
-        y = bridged(l, r, x);
+        y = tsync__window_bridge(l, r, x);
         t = fminl(x - (long double)l->x, (long double)r->x - x);
     } else {
         e = l ? l : r;
@@ -776,7 +763,7 @@ static long double piece_value(const struct join *j, size_t k, long double x)
     if (x >= (long double)p->x_first && x <= (long double)p->x_last) {
         if ((bridge(j, k, &l, &r) && x > (long double)l->x) ||
             (k && bridge(j, k - 1, &l, &r) && x < (long double)r->x))
-            return held_curve(j->fit, p, (tsync_time)llroundl(x), bridged(l, r, x));
+            return held_curve(j->fit, p, (tsync_time)llroundl(x), tsync__window_bridge(l, r, x));
         return window_value(j->fit, j->ws, k, (tsync_time)llroundl(x));
     }
     edge = x < (long double)p->x_first ? p->x_first : p->x_last;
@@ -954,7 +941,7 @@ static int join_all(struct tsync__pwl *out, const struct tsync__pair_fit *fit, t
                 y = piece_value(&j, k, (long double)x);
             } else if (bridge(&j, k, &l, &r)) {
                 size_t near = x - v[k].x_last <= v[k + 1].x_first - x ? k : k + 1;
-                y = held_curve(fit, &v[near], x, bridged(l, r, (long double)x));
+                y = held_curve(fit, &v[near], x, tsync__window_bridge(l, r, (long double)x));
             } else {
                 y = gap_value(&j, k, x);
             }

@@ -36,8 +36,10 @@
  * 0.2 us off), which a parabola follows. h and the degree are those, among
  * SMOOTH_MIN, 2 SMOOTH_MIN, ... SMOOTH_MAX and 1 or 2, whose curves predict each
  * window from its neighbours best (least squares, leaving the window out: the
- * cross-validation of LOESS, local regression of degree 1 or 2). segment.c joins
- * the middles, never outside the band it promises.
+ * cross-validation of LOESS, local regression of degree 1 or 2). The smoothed
+ * curve is then moved onto the edge that the fastest messages draw about it
+ * (refine_edges), which averages their noise away faster than the middles do.
+ * segment.c joins the middles, never outside the band it promises.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -61,6 +63,7 @@ struct acc {
     uint64_t n_above, n_below;
     long double hi, lo;        /* min over ABOVE, max over BELOW of y - a (x - first) */
     long double a;
+    const struct tsync__pt *above, *below;  /* the samples of hi and lo */
 };
 
 /* The piece whose samples hold x, or the one before it. */
@@ -79,6 +82,8 @@ static int close_window(struct tsync__windows *w, const struct acc *a, size_t *c
     win.y = (long double)a->first + (a->hi + a->lo) / 2 + a->a * (long double)(win.x - a->first);
     win.a = a->a;
     win.width = a->hi - a->lo;
+    win.above = *a->above;
+    win.below = *a->below;
     return TSYNC_PUSH(w->v, w->n, *cap, win) ? TSYNC_ENOMEM : 0;
 }
 
@@ -278,6 +283,133 @@ static size_t best_span(const struct prefix *prefix, const struct point *own, si
     return best_h;
 }
 
+long double tsync__window_bridge(const struct tsync__window *l, const struct tsync__window *r,
+                                 long double x)
+{
+    long double dx = (long double)(r->x - l->x), t = (x - (long double)l->x) / dx;
+    long double t2 = t * t, t3 = t2 * t;
+    return l->y + (3 * t2 - 2 * t3) * (r->y - l->y) +
+           dx * ((t3 - 2 * t2 + t) * l->a + (t3 - t2) * r->a);
+}
+
+/* ---- the fastest messages' edge about the smoothed curve -------------------------- */
+
+/* The smoothing averages the windows' middles, each off by half the difference of
+ * its two fastest messages' excess delays (0.9 us for the fastest of 16 of an
+ * exponential excess of 20 us), and its error falls as the root of the windows it
+ * averages. The fastest messages themselves lie along an edge: about the smoothed
+ * curve, the ABOVE ones at or above the curve's error plus the latency the
+ * assumption leaves, the BELOW ones at or below its error less it. The line below
+ * every ABOVE point with the largest sum over them is the edge of their lower hull
+ * over their mean x (the linear program that estimates a boundary, whose error
+ * falls as 1/n where the excess has a floor, seed 004 section 7: most packets take
+ * close to the minimal time), its mirror over the BELOW points the other; their
+ * middle is the curve's error. Taken over REFINE_PART of the smoothing's span on
+ * each side (its 2k + 1 nearest windows near an end), where the error is close to
+ * a line; at every REFINE_STEP-th of those windows, joined linearly between. */
+#define REFINE_PART 3
+#define REFINE_STEP 4
+
+/* A sample about the curve: x from the window it corrects, y its residual. */
+struct edge_pt {
+    double x, y;
+};
+
+/* The curve of the smoothed windows at x, inside window i's range: the cubic that
+ * meets its neighbour's value and slope (a chord of windows 15 s apart strays
+ * hundreds of nanoseconds from a bending clock), along its slope beyond the ends. */
+static long double curve_near(const struct tsync__windows *w, size_t i, tsync_time x)
+{
+    const struct tsync__window *v = w->v;
+    if (x < v[i].x && i > 0)
+        return tsync__window_bridge(&v[i - 1], &v[i], (long double)x);
+    if (x > v[i].x && i + 1 < w->n)
+        return tsync__window_bridge(&v[i], &v[i + 1], (long double)x);
+    return v[i].y + v[i].a * (long double)(x - v[i].x);
+}
+
+/* The edge of p[0, n) (lower, sign 1; upper, sign -1) over their mean x: its value
+ * at x0. hull: room for n. */
+static double edge_at(const struct edge_pt *p, size_t n, int sign, double x0,
+                      struct edge_pt *hull)
+{
+    size_t m = 0, k = 0;
+    double mean = 0, dx, a;
+    for (size_t i = 0; i < n; i++) {
+        struct edge_pt q = { p[i].x, sign * p[i].y };
+        mean += q.x;
+        while (m >= 2 && (hull[m - 1].x - hull[m - 2].x) * (q.y - hull[m - 2].y) -
+                                 (hull[m - 1].y - hull[m - 2].y) * (q.x - hull[m - 2].x) <= 0)
+            m--;
+        hull[m++] = q;
+    }
+    mean /= (double)n;
+    while (k + 2 < m && hull[k + 1].x < mean)
+        k++;
+    dx = m > 1 ? hull[k + 1].x - hull[k].x : 0;
+    a = dx > 0 ? (hull[k + 1].y - hull[k].y) / dx : 0;
+    return sign * (hull[k].y + a * (x0 - hull[k].x));
+}
+
+/* The curve's error at window i from the edges over its k nearest on either side,
+ * in ticks of y. */
+static double edge_error(const struct tsync__windows *w, const struct edge_pt *above,
+                         const struct edge_pt *below, size_t i, size_t k, struct edge_pt *hull)
+{
+    size_t from, to;
+    double x0 = (double)(w->v[i].x - w->v[0].x);
+    span(w->n, i, k, &from, &to);
+    return (edge_at(above + from, to + 1 - from, 1, x0, hull) +
+            edge_at(below + from, to + 1 - from, -1, x0, hull)) / 2;
+}
+
+/* Moves each smoothed window by the middle of the two edges about the curve over
+ * the windows within h / REFINE_PART + 1 of it, and its slope by the move's: an
+ * edge's own slope rests on the two points it joins, far noisier than its value. */
+static int refine_edges(struct tsync__windows *w, size_t h)
+{
+    size_t n = w->n, k = h / REFINE_PART + 1, step = k / REFINE_STEP + 1;
+    struct edge_pt *above, *below, *hull;
+    double dy0, dy1;
+    long double slope = 0;
+    int rc = TSYNC_ENOMEM;
+    if (n < 2)
+        return 0;
+    above = tsync__alloc_array(n, sizeof(*above));
+    below = tsync__alloc_array(n, sizeof(*below));
+    hull = malloc((2 * k + 2) * sizeof(*hull));
+    if (!above || !below || !hull)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        const struct tsync__window *v = &w->v[i];
+        above[i].x = (double)(v->above.x - w->v[0].x);
+        above[i].y = (double)((long double)v->above.y - curve_near(w, i, v->above.x));
+        below[i].x = (double)(v->below.x - w->v[0].x);
+        below[i].y = (double)((long double)v->below.y - curve_near(w, i, v->below.x));
+    }
+    /* The residuals are read before any window moves. */
+    dy0 = edge_error(w, above, below, 0, k, hull);
+    for (size_t e = 0, f; e < n - 1; e = f, dy0 = dy1) {
+        long double span_x;
+        f = e + step < n - 1 ? e + step : n - 1;
+        dy1 = edge_error(w, above, below, f, k, hull);
+        span_x = (long double)(w->v[f].x - w->v[e].x);
+        slope = span_x > 0 ? (dy1 - dy0) / span_x : 0;
+        for (size_t i = e; i < f; i++) {
+            w->v[i].y += dy0 + slope * (long double)(w->v[i].x - w->v[e].x);
+            w->v[i].a += slope;
+        }
+    }
+    w->v[n - 1].y += dy0;
+    w->v[n - 1].a += slope;
+    rc = 0;
+out:
+    free(above);
+    free(below);
+    free(hull);
+    return rc;
+}
+
 /* Replaces every window's value by that of the curve fitted through it and its h
  * neighbours on each side, h and the degree chosen by cross-validation, and
  * its slope by the curve's where it has two windows or more: the curve's slope
@@ -331,7 +463,7 @@ static int smooth(struct tsync__windows *w)
             w->v[i].a = a0 + b / 1e9L;
     }
     w->scatter = sqrtl(squares / (long double)n);
-    rc = 0;
+    rc = refine_edges(w, h);
 out:
     free(own);
     free(prefix);
@@ -392,10 +524,11 @@ static long double detrended(const struct tsync__pt *p, long double f, long doub
  * then that sample's value as before. Two samples whose values lie within a
  * double's rounding (10^-8 ticks) of each other may be taken one for the other. */
 static long double extreme(const struct tsync__pt *pts, size_t from, size_t n, tsync_time first,
-                           long double a, int sign)
+                           long double a, int sign, const struct tsync__pt **at)
 {
     double e, s = sign, b = (double)(a - 1);
     size_t k = 0;
+    *at = NULL;
     if (!n)
         return 0;                       /* pts NULL when a kind has none */
     pts += from;
@@ -405,6 +538,7 @@ static long double extreme(const struct tsync__pt *pts, size_t from, size_t n, t
         k = v < e ? i : k;
         e = v < e ? v : e;
     }
+    *at = &pts[k];
     return detrended(&pts[k], (long double)first, a);
 }
 
@@ -477,8 +611,8 @@ static int build_at(struct tsync__windows *w, const struct tsync__pair_samples *
         full = window_end(s, ia, ib, a.first, ps, k, max_width, &na, &nb);
         a.n_above = na;
         a.n_below = nb;
-        a.hi = extreme(s->above, ia, na, a.first, a.a, 1);
-        a.lo = extreme(s->below, ib, nb, a.first, a.a, -1);
+        a.hi = extreme(s->above, ia, na, a.first, a.a, 1, &a.above);
+        a.lo = extreme(s->below, ib, nb, a.first, a.a, -1, &a.below);
         a.last = !nb || (na && s->above[ia + na - 1].x > s->below[ib + nb - 1].x)
                      ? s->above[ia + na - 1].x : s->below[ib + nb - 1].x;
         ia += na;
