@@ -321,9 +321,9 @@ struct edge_pt {
 static long double curve_near(const struct tsync__windows *w, size_t i, tsync_time x)
 {
     const struct tsync__window *v = w->v;
-    if (x < v[i].x && i > 0)
+    if (x < v[i].x && i > 0 && v[i - 1].x < v[i].x)
         return tsync__window_bridge(&v[i - 1], &v[i], (long double)x);
-    if (x > v[i].x && i + 1 < w->n)
+    if (x > v[i].x && i + 1 < w->n && v[i + 1].x > v[i].x)
         return tsync__window_bridge(&v[i], &v[i + 1], (long double)x);
     return v[i].y + v[i].a * (long double)(x - v[i].x);
 }
