@@ -60,6 +60,8 @@ struct tsync__est_params {
     int64_t max_segment;  /* longest piece with samples both ways, ticks of x (0: any) */
     double wander;        /* largest change of the drift per tick of x (max_wander) */
     int64_t window;       /* longest window of windowed minimum delays, ticks of x */
+    int64_t slack;        /* how far the tightest window's fastest samples may lie above
+                           * the minimum latency, ticks (window.c, hold_in_bands) */
 };
 
 /* One linear piece: the estimate y = y0 + b + a (x - x0) over the samples'
@@ -268,7 +270,8 @@ void tsync__pair_fit_free(struct tsync__pair_fit *fit);
  * `least` samples each way at least. None where they lie far apart. 0 or
  * TSYNC_ENOMEM (w empty). */
 int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samples *s,
-                         const struct tsync__pieces *ps, int64_t width, size_t least);
+                         const struct tsync__pieces *ps, const struct tsync__est_params *p,
+                         size_t least);
 void tsync__windows_free(struct tsync__windows *w);
 
 /* The curve of windows w[0, n) (n > 0) at x: joined linearly between their centres,

@@ -13,6 +13,9 @@
 /* Longest window of windowed minimum delays (window.c): a drift changing by 0.01
  * ppm/s bends a 5-second window by 30 ns. */
 #define WINDOW_S 5.0
+/* How far above the minimum latency the tightest window's fastest samples may lie,
+ * and the curve bend between them (window.c, hold_in_bands). */
+#define SLACK_S 100e-9
 
 static int to_ticks(const struct tsync_trace *t, double s, const char *what, int64_t *out,
                     tsync_ctx *ctx)
@@ -83,6 +86,8 @@ int tsync__est_check_opts(struct tsync__run *r, const tsync_estimate_opts *o,
     r->params.max_drift = o->max_drift;
     r->params.wander = (o->version >= 2 ? o->max_wander : 1e-8) / (double)t->timer_resolution;
     r->params.window = (int64_t)llround(WINDOW_S * (double)t->timer_resolution);
+    r->params.slack = (int64_t)llround(SLACK_S * (double)t->timer_resolution);
+    r->params.slack = r->params.slack < 2 ? 2 : r->params.slack;   /* the samples' rounding */
     r->params.segment = o->segment;
     return 0;
 }

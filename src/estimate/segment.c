@@ -216,7 +216,7 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
      * whatever the estimator: the regression's pieces of a few messages each were
      * milliseconds off at their ends (class n of bench_accuracy: 1.5 ms, 13 us so). */
     if (params->window > 0) {
-        if ((rc = tsync__windows_build(&fit->windows, s, &fit->pieces, params->window,
+        if ((rc = tsync__windows_build(&fit->windows, s, &fit->pieces, params,
                                        TSYNC__WINDOW_LEAST)))
             goto fail;
         if (fit->windows.n && !est->guaranteed) {
@@ -226,7 +226,7 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
             if ((rc = tsync__local_lines(&fit->windows, s, params)))
                 goto fail;
             if (!fit->windows.n && est->guaranteed &&
-                (rc = tsync__windows_build(&fit->windows, s, &fit->pieces, params->window,
+                (rc = tsync__windows_build(&fit->windows, s, &fit->pieces, params,
                                            TSYNC__WINDOW_FEWEST)))
                 goto fail;
         }

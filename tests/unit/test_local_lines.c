@@ -37,6 +37,7 @@ static struct tsync__est_params defaults(void)
     p.max_segment = 30 * NS;
     p.wander = 1e-8 / 1e9;
     p.window = 5 * NS;
+    p.slack = 100;
     return p;
 }
 
