@@ -956,6 +956,19 @@ static long double wandering_truth(long double x)
                                             sinl(2 * 3.14159265358979323846L * x / 1200e9L);
 }
 
+/* One run of lan_messages every `step` until `end` on truth (generator state r),
+ * fitted as wander_params say and joined over [0, end] into w; every true value
+ * checked inside the bound. */
+static void lan_run(struct tsync__pair_fit *f, struct tsync__pwl *w, tsync_time step,
+                    tsync_time end, long double (*truth)(long double), uint32_t r)
+{
+    static struct tsync__pt up[8000], dn[8000];
+    size_t n = lan_messages(up, dn, step, end, truth, r);
+    fit(f, up, n, dn, n, wander_params());
+    assert_int_equal(tsync__pwl_from_fit(w, f, 0, end), 0);
+    check_inside(w, truth, 0, end, 100000000);
+}
+
 /* The smoothing line of the first and last windows spans as many windows as one in
  * the middle (its 2h + 1 nearest, all on one side), where a span cut at the end
  * averaged half as many: over 60 runs of a wandering clock through noisy delays, 5
@@ -964,19 +977,14 @@ static long double wandering_truth(long double x)
  * middle). Every true value lies inside the bound. */
 static void test_ends_as_good_as_middle(void **state)
 {
-    static struct tsync__pt up[4000], dn[4000];
-    struct tsync__est_params p = wander_params();
     const tsync_time step = 200000000, end = 600000000000;
     long double ends = 0;
     (void)state;
     for (uint32_t run = 0; run < 60; run++) {
         struct tsync__pair_fit f;
         struct tsync__pwl w;
-        size_t n = lan_messages(up, dn, step, end, wandering_truth, 1000 + run);
-        fit(&f, up, n, dn, n, p);
+        lan_run(&f, &w, step, end, wandering_truth, 1000 + run);
         assert_true(f.windows.n > 100);
-        assert_int_equal(tsync__pwl_from_fit(&w, &f, 0, end), 0);
-        check_inside(&w, wandering_truth, 0, end, 100000000);
         for (int e = 0; e < 2; e++) {
             long double x = (long double)f.windows.v[e ? f.windows.n - 1 : 0].x;
             ends += fabsl(tsync__pwl_eval(&w, x) - wandering_truth(x)) / 120;
@@ -996,8 +1004,6 @@ static void test_ends_as_good_as_middle(void **state)
  * average. */
 static void test_curve_on_fastest_edge(void **state)
 {
-    static struct tsync__pt up[4000], dn[4000];
-    struct tsync__est_params p = wander_params();
     const tsync_time step = 200000000, end = 600000000000;
     long double squares = 0, largest = 0;
     size_t points = 0;
@@ -1006,11 +1012,8 @@ static void test_curve_on_fastest_edge(void **state)
         struct tsync__pair_fit f;
         struct tsync__pwl w;
         long double worst = 0;
-        size_t n = lan_messages(up, dn, step, end, wandering_truth, 7000 + run);
-        fit(&f, up, n, dn, n, p);
+        lan_run(&f, &w, step, end, wandering_truth, 7000 + run);
         assert_true(f.windows.n > 100);
-        assert_int_equal(tsync__pwl_from_fit(&w, &f, 0, end), 0);
-        check_inside(&w, wandering_truth, 0, end, 100000000);
         for (tsync_time x = 0; x < end; x += 1000000000, points++) {
             long double e = fabsl(tsync__pwl_eval(&w, (long double)x) - wandering_truth((long double)x));
             squares += e * e;
@@ -1042,18 +1045,13 @@ static long double turning_truth(long double x)
  * last 40 s of all runs 1051 -> 985 ns. Every true value lies inside the bound. */
 static void test_end_held_by_prompt_windows(void **state)
 {
-    static struct tsync__pt up[8000], dn[8000];
-    struct tsync__est_params p = wander_params();
     const tsync_time step = 100000000, end = 600000000000;
     long double last = 0, worst = 0;
     (void)state;
     for (uint32_t run = 0; run < 20; run++) {
         struct tsync__pair_fit f;
         struct tsync__pwl w;
-        size_t n = lan_messages(up, dn, step, end, turning_truth, 500 + run);
-        fit(&f, up, n, dn, n, p);
-        assert_int_equal(tsync__pwl_from_fit(&w, &f, 0, end), 0);
-        check_inside(&w, turning_truth, 0, end, 100000000);
+        lan_run(&f, &w, step, end, turning_truth, 500 + run);
         for (tsync_time x = end - 40000000000; x < end; x += 500000000) {
             long double e = fabsl(tsync__pwl_eval(&w, (long double)x) - turning_truth((long double)x));
             worst = e > worst ? e : worst;
