@@ -328,6 +328,20 @@ static long double curve_near(const struct tsync__windows *w, size_t i, tsync_ti
     return v[i].y + v[i].a * (long double)(x - v[i].x);
 }
 
+/* Each window's fastest ABOVE and BELOW sample about the curve as it stands: x from
+ * the first window, y the residual. */
+static void residuals(const struct tsync__windows *w, struct edge_pt *above,
+                      struct edge_pt *below)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        const struct tsync__window *v = &w->v[i];
+        above[i].x = (double)(v->above.x - w->v[0].x);
+        above[i].y = (double)((long double)v->above.y - curve_near(w, i, v->above.x));
+        below[i].x = (double)(v->below.x - w->v[0].x);
+        below[i].y = (double)((long double)v->below.y - curve_near(w, i, v->below.x));
+    }
+}
+
 /* The edge of p[0, n) (lower, sign 1; upper, sign -1) over their mean x: its value
  * at x0. hull: room for n. */
 static double edge_at(const struct edge_pt *p, size_t n, int sign, double x0,
@@ -380,24 +394,20 @@ static void hold_in_bands(struct tsync__windows *w, struct edge_pt *above, struc
 {
     size_t n = w->n;
     double latency = INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        const struct tsync__window *v = &w->v[i];
-        above[i].y = (double)((long double)v->above.y - curve_near(w, i, v->above.x));
-        below[i].y = (double)((long double)v->below.y - curve_near(w, i, v->below.x));
+    residuals(w, above, below);
+    for (size_t i = 0; i < n; i++)
         latency = fmin(latency, (above[i].y - below[i].y) / 2);
-    }
     latency -= slack;
-    /* The moves go to below[].x, which nothing reads any more, until all are found. */
+    /* The residuals stay as read: a window's move changes none of its neighbours'. */
     for (size_t i = 0; i < n; i++) {
         double lo = -INFINITY, hi = INFINITY;
         for (size_t j = i ? i - 1 : 0; j < n && j <= i + 1; j++) {
             lo = fmax(lo, latency - above[j].y);  /* the curve's error at least */
             hi = fmin(hi, -below[j].y - latency); /* ... and at most */
         }
-        below[i].x = lo > hi ? 0 : lo > 0 ? lo : hi < 0 ? hi : 0;
+        if (lo <= hi)
+            w->v[i].y -= lo > 0 ? lo : hi < 0 ? hi : 0;
     }
-    for (size_t i = 0; i < n; i++)
-        w->v[i].y -= below[i].x;
 }
 
 /* Moves each smoothed window by the middle of the two edges about the curve over
@@ -417,14 +427,7 @@ static int refine_edges(struct tsync__windows *w, size_t h, double slack)
     hull = malloc((2 * k + 2) * sizeof(*hull));
     if (!above || !below || !hull)
         goto out;
-    for (size_t i = 0; i < n; i++) {
-        const struct tsync__window *v = &w->v[i];
-        above[i].x = (double)(v->above.x - w->v[0].x);
-        above[i].y = (double)((long double)v->above.y - curve_near(w, i, v->above.x));
-        below[i].x = (double)(v->below.x - w->v[0].x);
-        below[i].y = (double)((long double)v->below.y - curve_near(w, i, v->below.x));
-    }
-    /* The residuals are read before any window moves. */
+    residuals(w, above, below);    /* read before any window moves */
     dy0 = edge_error(w, above, below, 0, k, hull);
     for (size_t e = 0, f; e < n - 1; e = f, dy0 = dy1) {
         long double span_x;
