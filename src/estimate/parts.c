@@ -130,6 +130,20 @@ static int tenth(struct tsync__run *r, int64_t *v, size_t n, int *have, int64_t 
     return 0;
 }
 
+/* The least of every process's v[0, n) (have = 0: none has any). */
+static int least(struct tsync__run *r, const int64_t *v, size_t n, int *have, int64_t *out)
+{
+    int64_t c[2] = { (int64_t)n, INT64_MIN };   /* the count, and the least negated */
+    int rc;
+    for (size_t i = 0; i < n; i++)
+        c[1] = -v[i] > c[1] ? -v[i] : c[1];
+    if ((rc = reduce(r, c, 1, 1)) || (rc = reduce(r, c + 1, 1, 0)))
+        return rc;
+    *have = c[0] > 0;
+    *out = -c[1];
+    return 0;
+}
+
 static int keyed_cmp(const void *pa, const void *pb)
 {
     const struct tsync__keyed *a = pa, *b = pb;
@@ -339,8 +353,12 @@ int tsync__parts_collect(struct tsync__run *r, const struct tsync__sample_opts *
         rc = tsync__collect_part_exchanges(c, hops, n_hops, &margins, &n_margins) ? tsync__oom(r->ctx)
                                                                                    : 0;
         if ((rc = tsync__parts_agree(r->tr, rc, r->ctx)) == 0 &&
-            tsync__samples_use_offsets(r->t, so))
-            rc = tenth(r, margins, n_margins, &have, &half_rtt);
+            tsync__samples_use_offsets(r->t, so) &&
+            (rc = tenth(r, margins, n_margins, &have, &half_rtt)) == 0 && !have) {
+            free(margins);    /* none anywhere: the collectives' fastest round trip */
+            tsync__collect_part_trips(c, &margins, &n_margins);
+            rc = least(r, margins, n_margins, &have, &half_rtt);
+        }
         if (rc == 0)
             rc = tsync__parts_agree(r->tr, tsync__collect_part_offsets(c, have, half_rtt)
                                                ? tsync__oom(r->ctx) : 0, r->ctx);

@@ -34,7 +34,17 @@
  * mu + 2 (h - mu), twice the delay beyond the minimum latency that the fastest
  * tenth show, covers a ping-pong somewhat slower than those (on the noisy networks
  * where ping-pong offsets are microseconds off, err is several microseconds). It is
- * at least one inter-node minimum latency (the value used without exchanges).
+ * at least one inter-node minimum latency. A trace without exchanges (collectives
+ * only) shows round trips in its N-to-N instances instead: between the master's
+ * domain M and another B, (end_M - begin_M + end_B - begin_B) / 2 with the latest
+ * begin and the earliest end of each (E_ij of the exchange M -> B -> M whose answer
+ * left before the question arrived). Most of them wait for a late member (their
+ * tenth percentile was 1.4 ms on bench_accuracy's (g), which left the records
+ * unused and MPI_Init 230 us off); the fastest, whose members arrived together, is
+ * a round trip and the collective's own steps, and h is that one. Without it a
+ * record is off by as much as its delays' asymmetry, which no one-way constraint
+ * shows: with 2 us per node, a collectives-only trace's maps were 1.04 to 1.19 us
+ * off at MPI_Init where their bounds said 0.68 to 1.03 us (e2e test_bounds.sh).
  *
  * That err is a guess from other exchanges, not the record's own round trip: a
  * ping-pong whose every exchange met a delayed message (Score-P keeps the fastest of
@@ -223,6 +233,9 @@ struct collector {
     struct tsync__sample_part *part;  /* one process's part (parts.c), else NULL */
     uint64_t key, sub;           /* the source's key, and its samples so far (part) */
     const struct tsync_coll_member *members; /* of the instances collected */
+    uint32_t master;             /* the records' master's domain (TSYNC__NONE: no records) */
+    int64_t *trips;              /* E of N-to-N instances between master and another */
+    size_t n_trips, cap_trips;
 };
 
 /* The sources of samples, in the order of their keys (struct tsync__keyed). */
@@ -552,6 +565,25 @@ static int coll_receive(struct collector *c, const struct coll_ends *ce, tsync_l
     return 0;
 }
 
+/* The round trips of an N-to-N instance between the records' master's domain and
+ * each other domain with a send and a receive in it (see the top). */
+static int note_trips(struct collector *c, const struct coll_ends *ce)
+{
+    uint32_t m = c->master;
+    if (m == TSYNC__NONE || ce->s_stamp[m] != ce->epoch || ce->r_stamp[m] != ce->epoch)
+        return 0;
+    for (uint32_t k = 0; k < ce->n_r; k++) {
+        uint32_t b = ce->r_dom[k];
+        int64_t e;
+        if (b == m || ce->s_stamp[b] != ce->epoch)
+            continue;
+        e = ((ce->r_time[m] - ce->s_time[m]) + (ce->r_time[b] - ce->s_time[b])) / 2;
+        if (TSYNC_PUSH(c->trips, c->n_trips, c->cap_trips, e > 0 ? e : 0))
+            return TSYNC_ENOMEM;
+    }
+    return 0;
+}
+
 static int add_collective(struct collector *c, struct coll_ends *ce,
                           const struct tsync_collective *co)
 {
@@ -585,7 +617,7 @@ static int add_collective(struct collector *c, struct coll_ends *ce,
         if ((rc = coll_receive(c, ce, ce->r_loc[dr], ce->r_time[dr])))
             return rc;
     }
-    return 0;
+    return co->cls == TSYNC_COLL_N_TO_N ? note_trips(c, ce) : 0;
 }
 
 /* The instances of this process's part (all of them, serially). */
@@ -836,16 +868,24 @@ static void set_trip_err(struct collector *c, int64_t half_rtt)
         c->unknown_err = c->trip_err;
 }
 
-/* set_trip_err from every exchange of the trace. */
+/* set_trip_err from every exchange of the trace (the fastest tenth's), else from
+ * the fastest round trip of its N-to-N collectives (see the top). */
 static int unknown_offset_error(struct collector *c)
 {
     struct tsync__hop *hops;
     int64_t *margins = NULL;
     size_t n, n_margins = 0;
     int rc = build_hops(c, &hops, &n);
-    if (rc == 0 && (rc = exchange_margins(c, hops, n, &margins, &n_margins)) == 0 && n_margins) {
-        qsort(margins, n_margins, sizeof(*margins), i64_cmp);
-        set_trip_err(c, margins[n_margins / 10]);   /* the fastest tenth's */
+    if (rc == 0 && (rc = exchange_margins(c, hops, n, &margins, &n_margins)) == 0) {
+        if (n_margins) {
+            qsort(margins, n_margins, sizeof(*margins), i64_cmp);
+            set_trip_err(c, margins[n_margins / 10]);
+        } else if (c->n_trips) {
+            int64_t least = c->trips[0];
+            for (size_t i = 1; i < c->n_trips; i++)
+                least = c->trips[i] < least ? c->trips[i] : least;
+            set_trip_err(c, least);
+        }
     }
     free(margins);
     free(hops);
@@ -955,6 +995,7 @@ static void collector_init(struct collector *c, struct tsync__graph *g, const st
     c->o = o;
     c->last_a = c->last_b = TSYNC__NONE;
     c->unknown_err = o->lat.inter;
+    c->master = tsync__samples_use_offsets(t, o) ? t->locations[t->rank_loc[0]].domain : TSYNC__NONE;
     c->intra = intra;
     c->part = part;
     memset(intra, 0, sizeof(*intra));
@@ -978,8 +1019,10 @@ int tsync__collect_samples(struct tsync__graph *g, const struct tsync_trace *t,
     free(lists);
     if (rc || (rc = collect_messages(&c)) || (rc = collect_collectives(&c)))
         return rc;
-    if (tsync__samples_use_offsets(t, o) &&
-        ((rc = unknown_offset_error(&c)) || (rc = add_offsets(&c))))
+    if (tsync__samples_use_offsets(t, o) && (rc = unknown_offset_error(&c)) == 0)
+        rc = add_offsets(&c);
+    free(c.trips);
+    if (rc)
         return rc;
     if (o->exchanges && (rc = collect_exchanges(&c)))
         return rc;
@@ -1007,6 +1050,8 @@ int tsync__part_collector_new(struct tsync__collector **out, struct tsync__graph
 
 void tsync__part_collector_free(struct tsync__collector *c)
 {
+    if (c)
+        free(c->c.trips);
     free(c);
 }
 
@@ -1035,6 +1080,14 @@ int tsync__collect_part_exchanges(struct tsync__collector *pc, struct tsync__hop
     if (rc == 0 && c->o->exchanges)
         rc = pair_hops(c, hops, n);
     return rc;
+}
+
+void tsync__collect_part_trips(struct tsync__collector *pc, int64_t **trips, size_t *n)
+{
+    *trips = pc->c.trips;
+    *n = pc->c.n_trips;
+    pc->c.trips = NULL;
+    pc->c.n_trips = pc->c.cap_trips = 0;
 }
 
 int tsync__collect_part_offsets(struct tsync__collector *pc, int have, int64_t half_rtt)

@@ -118,9 +118,13 @@ int tsync__collect_part_messages(struct tsync__collector *c, struct tsync__hop *
  * E_ij when the ClockOffset records are samples. 0 or TSYNC_ENOMEM. */
 int tsync__collect_part_exchanges(struct tsync__collector *c, struct tsync__hop *hops, size_t n,
                                   int64_t **margins, size_t *n_margins);
+/* The round trips of the part's N-to-N collective instances between the records'
+ * master and another domain (*trips malloc'ed, *n of them; the caller frees them):
+ * the records' uncertainty from their least where no process has margins. */
+void tsync__collect_part_trips(struct tsync__collector *c, int64_t **trips, size_t *n);
 /* The ClockOffset records' samples (process 0), their uncertainty from half_rtt,
- * the 10th percentile of every process's margins (have = 0: there are none). 0 or
- * TSYNC_ENOMEM. */
+ * the 10th percentile of every process's margins, or where none has any, the least
+ * of their trips (have = 0: there are none). 0 or TSYNC_ENOMEM. */
 int tsync__collect_part_offsets(struct tsync__collector *c, int have, int64_t half_rtt);
 
 /* Sorts a pair's samples by x, each kind (as tsync__collect_samples leaves them). 0
