@@ -16,14 +16,17 @@
  *    This maps the timeline's own times, so use it on raw times only.
  *
  * 2. Forward amortization (Eq. 4 and 4'), for every location i and event j:
- *      LC'(e_j) = max( LC'(e_{j-1}) + delta,
+ *      LC'(e_j) = max( LC'(e_{j-1}) + min(delta, C(e_j) - C(e_{j-1})),
  *                      LC'(e_{j-1}) + gamma * (C(e_j) - C(e_{j-1})),
  *                      C(e_j),
  *                      max over the sends e_k of e_j of LC'(e_k) + mu(k, i) )
  *    where the last term exists only for (logical) receives and the two first ones
- *    not for a location's first event. gamma * interval is taken in whole ticks, the
- *    fraction of a tick it loses carried to the next interval (so that gamma just
- *    below 1 still lets a correction fade over many short intervals).
+ *    not for a location's first event (seed 002's delta, which keeps the clock
+ *    advancing, but no further than the input advanced: events that share a tick
+ *    keep sharing it instead of pushing the location ahead a tick each). gamma *
+ *    interval is taken in whole ticks, the fraction of a tick it loses carried to
+ *    the next interval (so that gamma just below 1 still lets a correction fade
+ *    over many short intervals).
  *    Collective operations are mapped onto logical messages as tsync_check_run
  *    does (section 4.1): begins of the members in S send, ends of the members in R
  *    receive, scan and exscan deliver to ranks at or above / above the sender, and
@@ -56,7 +59,8 @@
  *    of a location are amortized one after the other, earliest first.
  *
  * Guarantees: no event moves backward (LC' >= C), a location's events keep their
- * order (LC' non-decreasing, at least delta apart), every message processed meets
+ * order (LC' non-decreasing, at least delta apart or as far as in the input if less),
+ * every message processed meets
  * the clock condition LC'(recv) >= LC'(send) + mu, and running the stage on its own
  * output changes nothing. The one exception: messages that close a cycle (a
  * receive that waits, through other messages, on a send after it: impossible in a
@@ -108,7 +112,8 @@ typedef struct {
     double latency_intra_s;    /* minimum latency within a node, seconds (>= 0) */
     double latency_inter_s;    /* minimum latency between nodes, seconds (>= 0) */
     const char *latency_file;  /* per node pair latencies, or NULL */
-    int64_t delta_ticks;       /* minimal distance of a location's events (0 .. 2^24) */
+    int64_t delta_ticks;       /* minimal distance of a location's events that are
+                                * apart in the input (0 .. 2^24) */
     double gamma;              /* gamma of the first forward pass, in [0, 1] */
     unsigned max_passes;       /* forward passes at most, 1 .. TSYNC_CLC_MAX_PASSES */
     double error_threshold;    /* the error (see above) below which a pass is kept */

@@ -253,7 +253,8 @@ struct verify_job {
 };
 
 /* One location: the guarantees of clc.h on every event (no event earlier than its
- * input, none before its predecessor plus delta), the events moved, and Table 4
+ * input, none before its predecessor plus delta or their input distance if less),
+ * the events moved, and Table 4
  * (metrics/deviation_acc.h), in the order tsync_deviation_compute takes them. */
 static void verify_location(const struct clc *c, tsync_loc l, struct loc_verify *v)
 {
@@ -274,7 +275,7 @@ static void verify_location(const struct clc *c, tsync_loc l, struct loc_verify 
     }
     for (uint64_t j = 1; j < n; j++) {
         int64_t cj = in[j], lj = out[j];
-        if (lj < cj || lj < out[j - 1] + delta) {
+        if (lj < cj || lj < out[j - 1] + clc_delta_step(delta, cj - in[j - 1])) {
             v->bad = j;
             return;
         }

@@ -176,6 +176,14 @@ static inline int clc_held(const struct clc *c, tsync_loc l)
     return !c->held || c->held[l];
 }
 
+/* How far delta moves an event beyond its predecessor, apart ticks after it in the
+ * input (Eq. 4's delta term, forward.c): delta, or less where the input advanced
+ * less (events that share a tick keep sharing it). */
+static inline int64_t clc_delta_step(int64_t delta, int64_t apart)
+{
+    return apart < delta ? (apart > 0 ? apart : 0) : delta;
+}
+
 /* LC' of member k's begin (end: its end); a process holds only its own members. */
 static inline int64_t clc_member_lc(const struct clc *c, size_t k, int end)
 {
