@@ -174,9 +174,10 @@ static int fill_grouping(struct tsync__run *r)
                   ? tsync__strfmt("all locations of a node share one clock (the default)")
                   : tsync__strfmt("all locations of a node share one clock (the default), except "
                                   "where their own messages contradict it: %zu node%s split "
-                                  "(\"%s\" into %u domains: %llu of %llu messages between its "
-                                  "locations arrive before they were sent, up to %s, more than "
-                                  "%s)", t->n_splits, tsync__plural(t->n_splits, "s"),
+                                  "(\"%s\" into %u domains: %llu of %llu messages "
+                                  "(collectives' logical ones too) between its locations "
+                                  "arrive before they were sent, up to %s, more than %s)",
+                                  t->n_splits, tsync__plural(t->n_splits, "s"),
                                   t->splits[0].name, t->splits[0].n_parts,
                                   (unsigned long long)t->splits[0].contradicting,
                                   (unsigned long long)t->splits[0].messages,

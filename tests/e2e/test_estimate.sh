@@ -166,13 +166,13 @@ json_eq out.txt 'd["estimate"]["domains"][0]["kind"]' absent
 # By default the data decide: the node is split, here into its four ranks, and the
 # report says what was split and why.
 run 0 "$TRACESYNC" estimate "$IN"
-contains out.txt "grouping    node: all locations of a node share one clock (the default), except where their own messages contradict it: 1 node split (\"pingring\" into 4 domains: 10 of 22 messages"
+contains out.txt "grouping    node: all locations of a node share one clock (the default), except where their own messages contradict it: 1 node split (\"pingring\" into 4 domains: 34 of 86 messages (collectives' logical ones too)"
 contains err.txt 'clock domain "pingring" split into 4'
 run 0 "$TRACESYNC" estimate "$IN" --json -q
 cp out.txt ez-default.json
 json_eq out.txt 'd["estimate"]["grouping"]["rule"]' node
 json_eq out.txt 'd["estimate"]["grouping"]["contradicting"]' 0
-json_eq out.txt '[(s["domain"], s["messages"], s["contradicting"], round(s["max_reversal_s"], 6), s["limit_s"]) for s in d["estimate"]["grouping"]["split"]]' "[('pingring', 22, 10, 0.219823, 1e-05)]"
+json_eq out.txt '[(s["domain"], s["messages"], s["contradicting"], round(s["max_reversal_s"], 6), s["limit_s"]) for s in d["estimate"]["grouping"]["split"]]' "[('pingring', 86, 34, 0.220708, 1e-05)]"
 json_eq out.txt 'd["estimate"]["grouping"]["split"][0]["into"]' "['location 0', 'location 536870911', 'location 1073741822', 'location 1610612733']"
 # The limit follows the minimum latencies (10 of the larger one).
 run 0 "$TRACESYNC" estimate "$IN" --json -q --latency intra=1us,inter=3us
