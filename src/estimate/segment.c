@@ -968,14 +968,40 @@ static int join_pieces(struct tsync__pair_fit *fit)
     return ps->n ? join(&fit->joined, fit, ps->v[0].x_first, ps->v[ps->n - 1].x_last) : 0;
 }
 
+/* Half of piece p's range at x. */
+static long double half_range(const struct tsync__piece *p, tsync_time x)
+{
+    long double lo, hi;
+    p->range(p, x, &lo, &hi);
+    return (hi - lo) / 2;
+}
+
 /* The joined estimate at x beyond the samples (before the first piece k = 0, after
- * the last k = np - 1), as join draws it there. */
+ * the last k = np - 1), as join draws it there. An end piece that takes no
+ * neighbour's curve goes on along the line to the next piece, as the joined map runs
+ * between them (Score-P extrapolates its records so), where that line's slope is
+ * better fixed than the piece's own: the ClockOffset records of one session 0.2 ms
+ * long leave its slope open by thousands of ppm, and with sessions every 30 s but
+ * none at MPI_Init, MPI_Init was 365 us off along the piece's own line (the middle
+ * of the drifts max_drift allows), 2 us off along the records' line. */
 static long double end_value(const struct join *j, size_t k, tsync_time x)
 {
     const struct tsync__pair_fit *fit = j->fit;
+    const struct tsync__piece *v = fit->pieces.v;
+    size_t np = fit->pieces.n, n = k ? k - 1 : 1;
     if (fit->windows.local)
         return held_curve(fit, &fit->pieces.v[piece_holding(fit, x)], x,
                           tsync__curve_at(fit->windows.v, fit->windows.n, x));
+    if (np > 1 && !j->bd[k].settled && !j->bd[k].borrow) {
+        tsync_time at = k ? v[k].x_last : v[k].x_first, to = k ? v[n].x_last : v[n].x_first;
+        long double apart = fabsl((long double)to - (long double)at);
+        if (apart > 0 && (half_range(&v[k], at) + half_range(&v[n], to)) / apart <
+                             slope_spread(&v[k])) {
+            long double y = piece_value(j, k, (long double)at);
+            return y + (piece_value(j, n, (long double)to) - y) / ((long double)to - at) *
+                           ((long double)x - at);
+        }
+    }
     return piece_value(j, k, (long double)x);
 }
 
