@@ -806,7 +806,7 @@ static int csv_write(const tsync_trace *t, const tsync_timeline *tl, const char 
     int rc;
 
     base = base ? base + 1 : t->path;
-    if ((rc = tsync__mkdirs(outdir, ctx)))
+    if ((rc = tsync__outdir_make(outdir, ctx)))
         return rc;
     if (!(final = tsync__path_join(outdir, base))) {
         rc = tsync__oom(ctx);

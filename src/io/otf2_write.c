@@ -467,7 +467,7 @@ int tsync__otf2_out_begin(char **tmpdir, char **name, const tsync_trace *t, cons
     *tmpdir = *name = NULL;
     if ((rc = tsync__otf2_split_anchor(t->path, &indir, name, ctx)))
         return rc;
-    if ((rc = tsync__mkdirs(outdir, ctx)) == TSYNC_OK && same_file(indir, outdir))
+    if ((rc = tsync__outdir_make(outdir, ctx)) == TSYNC_OK && same_file(indir, outdir))
         rc = tsync__fail(ctx, TSYNC_EINVAL, "%s: the output directory is the input's; choose "
                          "another -o so that the input stays untouched", outdir);
     if (rc == TSYNC_OK)

@@ -710,7 +710,7 @@ static int pcap_write(const struct tsync_trace *t, const tsync_timeline *tl, con
                                  "would be written to %s/%s", t->locations[j].name,
                                  t->locations[i].name, outdir, names[i]);
     }
-    if (rc || (rc = tsync__mkdirs(outdir, ctx)) || (own && (rc = tsync_ctx_hold_outputs(ctx))) ||
+    if (rc || (rc = tsync__outdir_make(outdir, ctx)) || (own && (rc = tsync_ctx_hold_outputs(ctx))) ||
         (rc = tsync__outdir_begin(&tmpdir, outdir, ctx)))
         goto out;
     for (; opened < t->n_locations && rc == TSYNC_OK; opened++) {

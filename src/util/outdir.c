@@ -4,7 +4,9 @@
  * A signal handler removes the temporary directories of the process
  * (tsync_remove_temporary_outputs); a run killed without one (SIGKILL, power) leaves
  * its directory, and the next run into the same OUTDIR removes it once it can tell
- * that the process that made it is gone: same host, no such process.
+ * that the process that made it is gone: same host, no such process. An OUTDIR that
+ * the run made goes too where it stays empty (a run killed after 0.8 s left an
+ * empty OUTDIR behind).
  */
 #define _DEFAULT_SOURCE /* gethostname */
 #include <dirent.h>
@@ -31,14 +33,16 @@
 #define SLOTS 16
 static char slot_path[SLOTS][PATH_MAX];
 static volatile sig_atomic_t slot_used[SLOTS];
+static sig_atomic_t slot_made[SLOTS];  /* this process made the directory it lies in */
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void slot_add(const char *path)
+static void slot_add(const char *path, int made)
 {
     pthread_mutex_lock(&slot_lock);
     for (int i = 0; i < SLOTS; i++) {
         if (!slot_used[i] && strlen(path) < PATH_MAX) {
             strcpy(slot_path[i], path);
+            slot_made[i] = made;
             slot_used[i] = 1;
             break;
         }
@@ -46,16 +50,62 @@ static void slot_add(const char *path)
     pthread_mutex_unlock(&slot_lock);
 }
 
-static void slot_drop(const char *path)
+/* Forgets path; whether this process made the directory it lies in. */
+static int slot_drop(const char *path)
 {
+    int made = 0;
     pthread_mutex_lock(&slot_lock);
     for (int i = 0; i < SLOTS; i++) {
         if (slot_used[i] && strcmp(slot_path[i], path) == 0) {
             slot_used[i] = 0;
+            made = slot_made[i];
             break;
         }
     }
     pthread_mutex_unlock(&slot_lock);
+    return made;
+}
+
+/* The output directories this process made (tsync__outdir_make), the first SLOTS. */
+static char made_path[SLOTS][PATH_MAX];
+static int n_made;
+
+static int made_here(const char *outdir)
+{
+    int made = 0;
+    pthread_mutex_lock(&slot_lock);
+    for (int i = 0; i < n_made && !made; i++)
+        made = strcmp(made_path[i], outdir) == 0;
+    pthread_mutex_unlock(&slot_lock);
+    return made;
+}
+
+int tsync__outdir_make(const char *outdir, tsync_ctx *ctx)
+{
+    struct stat sb;
+    int absent = stat(outdir, &sb) != 0, rc = tsync__mkdirs(outdir, ctx);
+    if (rc == TSYNC_OK && absent && strlen(outdir) < PATH_MAX) {
+        pthread_mutex_lock(&slot_lock);
+        if (n_made < SLOTS)
+            strcpy(made_path[n_made++], outdir);
+        pthread_mutex_unlock(&slot_lock);
+    }
+    return rc;
+}
+
+/* Removes the directory that temporary directory path lies in, if it is empty. Async-
+ * signal-safe: path is cut in a copy of its own. */
+static void remove_parent(const char *path)
+{
+    char dir[PATH_MAX];
+    size_t n = strlen(path);
+    while (n > 0 && path[n - 1] != '/')
+        n--;
+    if (n < 2 || n > sizeof(dir))
+        return;
+    memcpy(dir, path, n - 1);
+    dir[n - 1] = '\0';
+    rmdir(dir);
 }
 
 void tsync_remove_temporary_outputs(void)
@@ -70,6 +120,8 @@ void tsync_remove_temporary_outputs(void)
         memcpy(gone, slot_path[i], n);
         memcpy(gone + n, ".gone", 6);
         tsync__remove_tree(rename(slot_path[i], gone) == 0 ? gone : slot_path[i]);
+        if (slot_made[i])
+            remove_parent(slot_path[i]);
     }
 }
 
@@ -134,10 +186,11 @@ static void random_suffix(char *out)
 int tsync__outdir_begin(char **tmpdir, const char *outdir, tsync_ctx *ctx)
 {
     char host[256], suffix[7], *name;
-    int rc, tries = 0;
+    int rc, tries = 0, made;
     *tmpdir = NULL;
-    if ((rc = tsync__mkdirs(outdir, ctx)))
+    if ((rc = tsync__outdir_make(outdir, ctx)))
         return rc;
+    made = made_here(outdir);
     host_name(host, sizeof(host));
     remove_stale(outdir, host, ctx);
     /* Remembered for the signal handlers before it exists, not after: a signal that
@@ -150,7 +203,7 @@ int tsync__outdir_begin(char **tmpdir, const char *outdir, tsync_ctx *ctx)
         free(name);
         if (!*tmpdir)
             return tsync__oom(ctx);
-        slot_add(*tmpdir);
+        slot_add(*tmpdir, made);
         if (mkdir(*tmpdir, 0700) == 0)
             return TSYNC_OK;
         slot_drop(*tmpdir);
@@ -450,6 +503,7 @@ void tsync__outdir_end(char *tmpdir)
     if (!tmpdir)
         return;
     tsync__remove_tree(tmpdir);
-    slot_drop(tmpdir);
+    if (slot_drop(tmpdir))
+        remove_parent(tmpdir);    /* an OUTDIR this run made and left empty */
     free(tmpdir);
 }

@@ -7,7 +7,11 @@
 #include <stdio.h>
 #include "util/ctx.h"
 
-/* Makes OUTDIR (like mkdir -p) and OUTDIR/.tracesync-<pid>@<host>-XXXXXX in it, and
+/* Makes OUTDIR like mkdir -p, remembering that this process made it where it did
+ * (a run that fails or is killed removes it where it stays empty). 0 or TSYNC_EIO. */
+int tsync__outdir_make(const char *outdir, tsync_ctx *ctx);
+
+/* Makes OUTDIR (tsync__outdir_make) and OUTDIR/.tracesync-<pid>@<host>-XXXXXX in it, and
  * remembers it for tsync_remove_temporary_outputs. First removes, with a warning,
  * the temporary directories that runs on this host left when they were killed
  * (their process is gone). *tmpdir is malloc'ed. Returns 0, TSYNC_EIO or

@@ -57,6 +57,11 @@ nothing_in() {
     [ -z "$(ls -A "$1" 2>/dev/null)" ] || fail "$1 is not empty: $(ls -A "$1")"
 }
 
+# absent OUTDIR: a run that made OUTDIR and failed (or was killed) left no trace of it.
+absent() {
+    [ ! -e "$1" ] || fail "$1 is left behind: $(ls -A "$1")"
+}
+
 # tree_sum DIR: one checksum over every file below DIR (to prove it is untouched).
 tree_sum() {
     (cd "$1" && find . -type f | LC_ALL=C sort | xargs cat | md5sum)

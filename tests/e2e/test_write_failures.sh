@@ -10,14 +10,14 @@ for cmd in sync clc; do
     contains err.txt "full-$cmd/trace/"
     contains err.txt "File is too large"
     contains err.txt "nothing was written"
-    nothing_in full-$cmd
+    absent full-$cmd
 done
 limited 2 1 "$TRACESYNC" apply maps.json sim/trace.otf2 -o full-apply -q
 contains err.txt "File is too large"
-nothing_in full-apply
+absent full-apply
 limited 2 1 "$TRACESYNC" simulate --scenario smoke -o full-sim -q
 contains err.txt "File is too large"
-nothing_in full-sim
+absent full-sim
 [ "$(find . -name '*Buffer deletion*' -o -name '.tracesync-*' | wc -l)" -eq 0 ] || fail "leftovers"
 
 # A write that fails in the middle of a large run, once a location has more than
@@ -26,13 +26,13 @@ nothing_in full-sim
 limited 2 1 "$TRACESYNC" simulate --scenario smoke --duration 10h -o full-long -q
 contains err.txt "full-long/trace/"
 contains err.txt ".evt: File is too large; nothing was written"
-nothing_in full-long
+absent full-long
 run 0 "$TRACESYNC" simulate --scenario smoke --events 1500000 -o big -q
 [ "$(stat -c %s big/trace/0.evt)" -gt $((5 << 20)) ] || fail "big/trace/0.evt: too small to test"
 limited 2 1 "$TRACESYNC" sync big/trace.otf2 -o full-big -q
 contains err.txt "full-big/trace/"
 contains err.txt ".evt: File is too large; nothing was written"
-nothing_in full-big
+absent full-big
 
 # A report that fails only when written (it is larger than the limit, the corrected
 # files are not): neither the trace nor the report is in place.
@@ -98,7 +98,7 @@ python3 -c 'print("send_location,send_time_ns,recv_location,recv_time_ns")
 for i in range(200): print("a,%d,b,%d" % (i * 1000, i * 1000 + 500))' >big.csv
 limited 2 1 "$TRACESYNC" sync big.csv -o csvfull -q
 contains err.txt "csvfull/big.csv: cannot write: File too large"
-nothing_in csvfull
+absent csvfull
 
 # SIGTERM, SIGINT or SIGBUS (a mapped input cut short) while writing: the temporary
 # output goes with the process.
@@ -120,7 +120,7 @@ for sig in 15 2 7; do
     rm -rf killed
     [ "$(python3 killrun.py $sig killed "$TRACESYNC" sync big/trace.otf2 -o killed -q)" = $sig ] ||
         fail "signal $sig did not end the run"
-    nothing_in killed
+    absent killed
 done
 # SIGKILL leaves it; the next run into the same OUTDIR removes it and says so.
 rm -rf killed
