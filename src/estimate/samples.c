@@ -532,10 +532,7 @@ static void coll_note(struct coll_ends *ce, int send, uint32_t d, tsync_loc loc,
 static tsync_time member_time(const struct collector *c, const struct tsync_collective *co,
                               uint32_t i, int end)
 {
-    const struct tsync_coll_member *m = &c->members[co->first_member + i];
-    if (c->part)
-        return c->part->whole->times[2 * (co->first_member + i) + (end != 0)];
-    return c->t->locations[m->loc].time[end ? m->end_idx : m->begin_idx];
+    return tsync__member_time(c->t, c->part ? c->part->whole : NULL, co, i, end);
 }
 
 /* Members [b, e) of an instance that send, noted. */

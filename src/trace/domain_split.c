@@ -95,13 +95,15 @@ static int reduce(const struct tsync__reducer *red, int64_t *v, size_t n, int su
  * message. */
 typedef void (*inside_fn)(void *arg, tsync_loc s, tsync_loc r, int64_t reversal, int logical);
 
-/* Member i's begin (end = 0) or end time of instance co among members m. */
-static tsync_time member_time(const struct tsync_trace *t, const struct tsync_collective *co,
-                              const struct tsync_coll_member *m, uint32_t i, int end)
+/* The collective instances this process counts (those it holds whole in the replay,
+ * alone all of them): their number, *co and their members *mem. */
+static size_t held_instances(const struct tsync_trace *t, const struct tsync_collective **co,
+                             const struct tsync_coll_member **mem)
 {
-    if (t->whole)
-        return t->whole->times[2 * (co->first_member + i) + (end != 0)];
-    return t->locations[m[i].loc].time[end ? m[i].end_idx : m[i].begin_idx];
+    const struct tsync_coll_whole *w = t->whole;
+    *co = w ? w->collectives : t->collectives;
+    *mem = w ? w->members : t->members;
+    return w ? w->n_collectives : t->held ? 0 : t->n_collectives;
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -119,9 +121,9 @@ static int u64_cmp(const void *a, const void *b)
 static void each_inside(const struct tsync_trace *t, uint64_t *scratch, inside_fn visit, void *arg)
 {
     const struct tsync_location *L = t->locations;
-    const struct tsync_coll_whole *w = t->whole;
-    const struct tsync_collective *co = w ? w->collectives : t->collectives;
-    size_t nc = w ? w->n_collectives : t->held ? 0 : t->n_collectives;
+    const struct tsync_collective *co;
+    const struct tsync_coll_member *mem;
+    size_t nc = held_instances(t, &co, &mem);
     for (size_t i = 0; i < t->n_messages; i++) {
         const struct tsync_message *m = &t->messages[i];
         if (L[m->send_loc].domain == L[m->recv_loc].domain && m->send_loc != m->recv_loc &&
@@ -130,7 +132,7 @@ static void each_inside(const struct tsync_trace *t, uint64_t *scratch, inside_f
                   tsync__message_send_time(t, i) - L[m->recv_loc].time[m->recv_idx], 0);
     }
     for (size_t q = 0; q < nc; q++) {
-        const struct tsync_coll_member *m = (w ? w->members : t->members) + co[q].first_member;
+        const struct tsync_coll_member *m = mem + co[q].first_member;
         uint32_t n = co[q].n_members, k = 0;
         if (co[q].cls == TSYNC_COLL_SCAN || co[q].cls == TSYNC_COLL_EXSCAN)
             continue;
@@ -154,7 +156,8 @@ static void each_inside(const struct tsync_trace *t, uint64_t *scratch, inside_f
                 uint32_t r = (uint32_t)scratch[j];
                 if (m[r].loc != m[i].loc)
                     visit(arg, m[i].loc, m[r].loc,
-                          member_time(t, &co[q], m, i, 0) - member_time(t, &co[q], m, r, 1), 1);
+                          tsync__member_time(t, t->whole, &co[q], i, 0) -
+                              tsync__member_time(t, t->whole, &co[q], r, 1), 1);
             }
         }
     }
@@ -163,9 +166,9 @@ static void each_inside(const struct tsync_trace *t, uint64_t *scratch, inside_f
 /* Room for the members of the largest collective instance each_inside reads. */
 static uint64_t *inside_scratch(const struct tsync_trace *t)
 {
-    const struct tsync_coll_whole *w = t->whole;
-    const struct tsync_collective *co = w ? w->collectives : t->collectives;
-    size_t nc = w ? w->n_collectives : t->held ? 0 : t->n_collectives;
+    const struct tsync_collective *co;
+    const struct tsync_coll_member *mem;
+    size_t nc = held_instances(t, &co, &mem);
     uint32_t most = 1;
     for (size_t q = 0; q < nc; q++)
         most = co[q].n_members > most ? co[q].n_members : most;

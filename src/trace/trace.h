@@ -264,6 +264,20 @@ static inline tsync_time tsync__message_send_time(const struct tsync_trace *t, s
     return t->locations[m->send_loc].time[m->send_idx];
 }
 
+/* The begin (end = 0) or end time of member i of collective instance co: from the
+ * instances w a process of the replay holds whole with their members' times, or
+ * (w NULL) from the member's location. */
+static inline tsync_time tsync__member_time(const struct tsync_trace *t,
+                                            const struct tsync_coll_whole *w,
+                                            const struct tsync_collective *co, uint32_t i, int end)
+{
+    const struct tsync_coll_member *m;
+    if (w)
+        return w->times[2 * (co->first_member + i) + (end != 0)];
+    m = &t->members[co->first_member + i];
+    return t->locations[m->loc].time[end ? m->end_idx : m->begin_idx];
+}
+
 /* Whether this process holds location l (every process does outside the replay). */
 static inline int tsync__held(const struct tsync_trace *t, tsync_loc l)
 {
