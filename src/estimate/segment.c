@@ -266,6 +266,14 @@ static long double wander_margin(const struct tsync__piece *p, tsync_time x, dou
     return (long double)w * (len * len / 8 + 5 * len * t / 8 + t * t / 2);
 }
 
+/* Half of piece p's range at x. */
+static long double half_range(const struct tsync__piece *p, tsync_time x)
+{
+    long double lo, hi;
+    p->range(p, x, &lo, &hi);
+    return (hi - lo) / 2;
+}
+
 /* y (absolute ticks) held inside piece p's range at x widened by m. */
 static long double held_in_range(const struct tsync__piece *p, tsync_time x, long double y,
                                  long double m)
@@ -531,7 +539,7 @@ static long double borrowed(const struct bend *bd, const struct tsync__piece *v,
                             size_t k, long double x, double wander)
 {
     int l = k > 0 && bd[k - 1].settled, r = k + 1 < np && bd[k + 1].settled;
-    long double w, curve, t, m, u, lo, hi;
+    long double w, curve, t, m, u;
     size_t near;
     if (!l || !r) {
         near = l ? k - 1 : k + 1;
@@ -546,8 +554,7 @@ static long double borrowed(const struct bend *bd, const struct tsync__piece *v,
         t = to_l <= to_r ? to_l : to_r;
     }
     m = wander_margin(&v[near], (tsync_time)llroundl(x), wander) + slope_spread(&v[near]) * t;
-    v[k].range(&v[k], (tsync_time)llroundl(x), &lo, &hi);
-    u = (hi - lo) / 2;
+    u = half_range(&v[k], (tsync_time)llroundl(x));
     if (!(m > 0) || !(u > 0) || !isfinite(u))
         return curve;
     return weighed(curve, m, bend_curve(bd, v, k, x), u);
@@ -729,7 +736,7 @@ static long double loose_value(const struct join *j, size_t k, long double x)
 {
     const struct tsync__piece *p = &j->fit->pieces.v[k];
     const struct tsync__window *l, *r, *e;
-    long double y, t, m, u, lo, hi;
+    long double y, t, m, u;
     if (!window_neighbours(j, k, &l, &r))
         return bent_value(j, k, x);
     if (l && r) {
@@ -742,8 +749,7 @@ static long double loose_value(const struct join *j, size_t k, long double x)
     }
     y = held_curve(j->fit, p, (tsync_time)llroundl(x), y);
     m = j->fit->windows.scatter + (long double)j->fit->wander * t * t / 2;
-    p->range(p, (tsync_time)llroundl(x), &lo, &hi);
-    u = (hi - lo) / 2;
+    u = half_range(p, (tsync_time)llroundl(x));
     if (!(m > 0) || !(u > 0) || !isfinite(u))
         return y;
     return weighed(y, m, bent_value(j, k, x), u);
@@ -783,10 +789,8 @@ static long double gap_value(const struct join *j, size_t k, tsync_time x)
     long double y[2], u[2];
     for (int s = 0; s < 2; s++) {
         const struct tsync__piece *p = &j->fit->pieces.v[k + s];
-        long double lo, hi;
         y[s] = piece_value(j, k + s, (long double)x);
-        p->range(p, x, &lo, &hi);
-        u[s] = (hi - lo) / 2 + wander_margin(p, x, j->fit->wander);
+        u[s] = half_range(p, x) + wander_margin(p, x, j->fit->wander);
     }
     if (!(u[0] < INFINITY) || !(u[1] < INFINITY))
         return u[0] < INFINITY ? y[0] : u[1] < INFINITY ? y[1] : (y[0] + y[1]) / 2;
@@ -966,14 +970,6 @@ static int join_pieces(struct tsync__pair_fit *fit)
     const struct tsync__pieces *ps = &fit->pieces;
     memset(&fit->joined, 0, sizeof(fit->joined));
     return ps->n ? join(&fit->joined, fit, ps->v[0].x_first, ps->v[ps->n - 1].x_last) : 0;
-}
-
-/* Half of piece p's range at x. */
-static long double half_range(const struct tsync__piece *p, tsync_time x)
-{
-    long double lo, hi;
-    p->range(p, x, &lo, &hi);
-    return (hi - lo) / 2;
 }
 
 /* The joined estimate at x beyond the samples (before the first piece k = 0, after
