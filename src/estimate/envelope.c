@@ -27,6 +27,8 @@
  * f, the upper envelope and the lower one are piecewise linear, so the largest
  * distance from f to either envelope lies at a breakpoint of f or at a knot, plus
  * the largest bulge w/8 (x_b - x_a)^2 of the knot intervals the segment meets.
+ * Before a side's first knot and after its last, the side goes on along the
+ * steepest line that max_drift allows (reach_at).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -230,10 +232,11 @@ int tsync__envelope_at(const struct tsync__envelope *env, struct tsync__envelope
     return *lo <= *hi;
 }
 
-/* f with points added at xa and xb where they fall inside a segment, so that the
- * segments the knots bracket end there (the value and the bound interpolated, the
- * value rounded to a tick): a first event a millisecond before the first message
- * would otherwise leave a whole segment of minutes with the pieces' bound. */
+/* f with points added at xa and xb where they fall inside a segment, so that
+ * segments end where both sides' knots begin and end (the value and the bound
+ * interpolated, the value rounded to a tick): a first event a millisecond before
+ * the first message would otherwise share a segment of minutes, and its bound,
+ * with the first messages. */
 static int split_at(struct tsync__pwl *f, tsync_time xa, tsync_time xb)
 {
     struct tsync__pwl g;
@@ -260,6 +263,28 @@ static int split_at(struct tsync__pwl *f, tsync_time xa, tsync_time xb)
     return 0;
 }
 
+/* The envelope of knots kv at x as knots_at finds it, and beyond its first and last
+ * knots the steepest line away from them that a drift of at most max_drift allows
+ * (the limit every open slope takes): upper (side +1) y <= Y_0 - (1 - D)(x_0 - x)
+ * before the first, y <= Y_n + (1 + D)(x - x_n) after the last; the lower mirrored.
+ * A dense trace's first and last events lie a message's gap beyond one side's
+ * knots, and the pieces' bound there, with its wander margin over the whole piece,
+ * was milliseconds where the messages allow tens of microseconds. */
+static void reach_at(const struct tsync__knots *kv, size_t *i, tsync_time x, int side,
+                     double max_drift, long double *y)
+{
+    const struct tsync__pt *first = &kv->v[0], *last = &kv->v[kv->n - 1];
+    long double d = (long double)max_drift * side;
+    if (knots_at(kv, i, x, y))
+        return;
+    if (x < first->x) {
+        *y = (long double)first->y - (1 - d) * (long double)(first->x - x);
+    } else {
+        *i = kv->n - 2;
+        *y = (long double)last->y + (1 + d) * (long double)(x - last->x);
+    }
+}
+
 /* What cursor_bound needs between segments: the envelope, its knot cursors (left
  * at the segment's start), and the envelopes at the segment's end, which is the
  * next one's start (found there once). */
@@ -272,13 +297,39 @@ struct cursor {
     size_t eu, el;
 };
 
-/* The envelopes u and l at f's point j, the knot cursors moved there from *cu and
- * *cl: 0 where they do not bracket it or contradict each other. */
-static int ends_at(const struct tsync__envelope *env, const struct tsync__pwl *f, size_t j,
-                   double w, size_t *cu, size_t *cl, long double *u, long double *l)
+/* The envelopes u and l at f's point j (reach_at), the knot cursors moved there
+ * from *cu and *cl: 0 where they contradict each other. */
+static int ends_at(const struct tsync__pair_fit *fit, const struct tsync__pwl *f, size_t j,
+                   size_t *cu, size_t *cl, long double *u, long double *l)
 {
-    return knots_at(&env->up, cu, f->x[j], u) && knots_at(&env->lo, cl, f->x[j], l) &&
-           !(*u + bulge_of(&env->up, *cu, w) < *l - bulge_of(&env->lo, *cl, w));
+    const struct tsync__envelope *env = &fit->envelope;
+    reach_at(&env->up, cu, f->x[j], +1, fit->max_drift, u);
+    reach_at(&env->lo, cl, f->x[j], -1, fit->max_drift, l);
+    return !(*u + bulge_of(&env->up, *cu, fit->wander) < *l - bulge_of(&env->lo, *cl, fit->wander));
+}
+
+/* How far f's segment k lies from the knots of side kv inside it (sign +1 the upper
+ * side, -1 the lower): those after cursor a up to b, which lie at or after f's
+ * point k, and the side's first and last where the segment reaches beyond them
+ * (reach_at's lines bend there). *bulge: raised to the largest of the knot
+ * intervals a to b. */
+static long double knots_inside(const struct tsync__knots *kv, size_t a, size_t b, int sign,
+                                const struct tsync__pwl *f, size_t k, double w, long double *bulge)
+{
+    long double worst = -INFINITY;
+    for (size_t i = a; i <= b; i++) {
+        *bulge = larger(*bulge, bulge_of(kv, i, w));
+        if (i > a)
+            worst = larger(worst, sign * ((long double)kv->v[i].y -
+                                          tsync__pwl_eval_from(f, k, (long double)kv->v[i].x)));
+    }
+    for (int end = 0; end < 2; end++) {
+        const struct tsync__pt *p = &kv->v[end ? kv->n - 1 : 0];
+        if (p->x > f->x[k] && p->x < f->x[k + 1])
+            worst = larger(worst, sign * ((long double)p->y -
+                                          tsync__pwl_eval_from(f, k, (long double)p->x)));
+    }
+    return worst;
 }
 
 /* The largest distance from f to the envelopes over f's segment k (plus the
@@ -298,7 +349,7 @@ static long double cursor_bound(void *ctx, const struct tsync__pwl *f, size_t k)
         c->iu = c->eu;
         c->il = c->el;
     } else {
-        ok = ends_at(env, f, k, w, &c->iu, &c->il, &u, &l);
+        ok = ends_at(c->fit, f, k, &c->iu, &c->il, &u, &l);
     }
     if (!ok)
         return INFINITY;
@@ -306,26 +357,14 @@ static long double cursor_bound(void *ctx, const struct tsync__pwl *f, size_t k)
     /* Its end, from its start. */
     c->eu = c->iu;
     c->el = c->il;
-    c->ok = ends_at(env, f, k + 1, w, &c->eu, &c->el, &c->u, &c->l);
+    c->ok = ends_at(c->fit, f, k + 1, &c->eu, &c->el, &c->u, &c->l);
     c->at = k + 1;
     if (!c->ok)
         return INFINITY;
     worst = larger(worst,
                    larger(c->u - (long double)f->y[k + 1], (long double)f->y[k + 1] - c->l));
-    /* Every knot interval the segment meets, and the knots inside it. */
-    /* The knots inside lie at or after f's point k. */
-    for (size_t i = c->iu; i <= c->eu; i++) {
-        bulge = larger(bulge, bulge_of(&env->up, i, w));
-        if (i > c->iu)
-            worst = larger(worst, (long double)env->up.v[i].y -
-                                     tsync__pwl_eval_from(f, k, (long double)env->up.v[i].x));
-    }
-    for (size_t i = c->il; i <= c->el; i++) {
-        bulge = larger(bulge, bulge_of(&env->lo, i, w));
-        if (i > c->il)
-            worst = larger(worst, tsync__pwl_eval_from(f, k, (long double)env->lo.v[i].x) -
-                                     (long double)env->lo.v[i].y);
-    }
+    worst = larger(worst, knots_inside(&env->up, c->iu, c->eu, +1, f, k, w, &bulge));
+    worst = larger(worst, knots_inside(&env->lo, c->il, c->el, -1, f, k, w, &bulge));
     return worst + bulge;
 }
 
@@ -347,8 +386,7 @@ int tsync__envelope_bound(const struct tsync__pair_fit *fit, struct tsync__pwl *
      * tighter; a statistical one (the regression's) goes up to it where it is not,
      * so that wherever the constraints bracket a point its bound is a promise. */
     if (fit->guaranteed)
-        tsync__pwl_lower(f, cursor_bound, &c);
-    else
-        tsync__pwl_raise(f, cursor_bound, &c);
+        return tsync__pwl_lower(f, cursor_bound, &c);
+    tsync__pwl_raise(f, cursor_bound, &c);
     return 0;
 }

@@ -243,6 +243,7 @@ struct tsync__pair_fit {
     uint64_t splits;        /* pieces started because the hulls crossed */
     uint64_t gaps;          /* pieces started after a gap longer than max_gap */
     double wander;          /* params->wander: how a bound grows away from the samples */
+    double max_drift;       /* params->max_drift: how it grows beyond the last of them */
     struct tsync__windows windows;  /* the hull's pieces follow them where they bend */
     struct tsync__envelope envelope;
     int guaranteed;         /* the pieces' ranges are guaranteed (hull), not statistical */
@@ -328,15 +329,16 @@ double tsync__fit_bound_at(const struct tsync__pair_fit *fit, tsync_time x, long
 /* Lowers the bounds of f, a pair function from tsync__pwl_from_fit, where a piece
  * leaves its slope open: the nearest piece with a fixed slope, extrapolated with the
  * wander margin, holds there too. Like the envelope, for the maps' bounds only. */
-void tsync__pwl_open_bounds(const struct tsync__pair_fit *fit, struct tsync__pwl *f);
+int tsync__pwl_open_bounds(const struct tsync__pair_fit *fit, struct tsync__pwl *f);
 
 /* Lowers the bounds of f, a pair function from tsync__pwl_from_fit, to the fit's
  * envelope's where that is smaller over a whole segment, where the pieces' bounds
  * are guaranteed; where they are statistical (the regression's), raises them to the
  * envelope's where that is larger, so that a bound is a promise wherever the
- * constraints bracket the point. The pairs' weights in the graph stay those of
- * their pieces: the envelope is for the bounds of the maps. f gets a point where
- * the envelope begins and ends. 0 or TSYNC_ENOMEM (f unchanged). */
+ * constraints bracket the point; beyond a side's first and last constraint, that
+ * side goes on as steeply as max_drift allows. The pairs' weights in the graph stay
+ * those of their pieces: the envelope is for the bounds of the maps. f gets a point
+ * where both sides' constraints begin and end. 0 or TSYNC_ENOMEM. */
 int tsync__envelope_bound(const struct tsync__pair_fit *fit, struct tsync__pwl *f);
 
 #endif

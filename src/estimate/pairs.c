@@ -246,8 +246,7 @@ static int lo_function(const struct tsync__pair_fit *fit, tsync_time from, tsync
     int rc = tsync__pwl_from_fit(out, fit, from, to);
     if (rc)
         return rc;
-    tsync__pwl_open_bounds(fit, out);
-    if ((rc = tsync__envelope_bound(fit, out)))
+    if ((rc = tsync__pwl_open_bounds(fit, out)) || (rc = tsync__envelope_bound(fit, out)))
         tsync__pwl_free(out);
     return rc;
 }

@@ -171,6 +171,7 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
 
     memset(fit, 0, sizeof(*fit));
     fit->wander = params->wander;
+    fit->max_drift = params->max_drift;
     if ((rc = est->init(&state, params)))
         return rc;
     for (;;) {
@@ -366,10 +367,10 @@ static long double open_segment_bound(void *ctx, const struct tsync__pwl *f, siz
     return b;
 }
 
-void tsync__pwl_open_bounds(const struct tsync__pair_fit *fit, struct tsync__pwl *f)
+int tsync__pwl_open_bounds(const struct tsync__pair_fit *fit, struct tsync__pwl *f)
 {
     struct holding at = { fit, 0 };
-    tsync__pwl_lower(f, open_segment_bound, &at);
+    return tsync__pwl_lower(f, open_segment_bound, &at);
 }
 
 /* A function being drawn from a fit. */

@@ -321,21 +321,87 @@ int tsync__pwl_invert(struct tsync__pwl *out, const struct tsync__pwl *f, tsync_
 
 /* ---- lowering and raising the bounds ----------------------------------------------------------- */
 
-void tsync__pwl_lower(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx)
+/* Where segment k's bound drops to b over part of it: b lies between the bounds at
+ * its ends, n0 + (n1 - n0) t, more than CROSSING_GAIN ticks from either, and
+ * crosses them at a tick xc inside it. The bound is then the smaller of the two at
+ * every x: b on the side of the larger end, the old line on the other, with a point
+ * at xc (its value rounded to a tick, which moves f by half a tick at most there:
+ * one tick more of bound at xc). A constant b over the whole segment would raise
+ * the smaller end to b, and with it the next segment's bound at that point: the
+ * first event of a dense trace, milliseconds from where one side's messages begin,
+ * took microseconds more than its neighbours need. *yc and *bc: the point's value
+ * and bound. */
+#define CROSSING_GAIN 2.0
+static int crossing(const struct tsync__pwl *f, size_t k, double b, tsync_time *xc,
+                    tsync_time *yc, double *bc)
 {
-    double left = 0;   /* what the segment before needs at point k */
+    double n0 = f->bound[k], n1 = f->bound[k + 1];
+    long double span = (long double)(f->x[k + 1] - f->x[k]), at;
+    if (!isfinite(n0) || !isfinite(n1) || !(b > fmin(n0, n1) + CROSSING_GAIN) ||
+        !(b < fmax(n0, n1) - CROSSING_GAIN))
+        return 0;
+    *xc = f->x[k] + (tsync_time)llroundl(span * (n0 - b) / (n0 - n1));
+    if (*xc <= f->x[k] || *xc >= f->x[k + 1])
+        return 0;
+    at = (long double)n0 + (long double)(n1 - n0) * (long double)(*xc - f->x[k]) / span;
+    *yc = (tsync_time)llroundl(tsync__pwl_eval_from(f, k, (long double)*xc));
+    *bc = (double)ceill(at > b ? at : b) + 1;
+    return 1;
+}
+
+int tsync__pwl_lower(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx)
+{
+    struct tsync__pwl g, *out = f;
+    double *b, left = 0;   /* left: what the segment before needs at point k */
+    size_t extra = 0, j = 0;
+    tsync_time xc, yc;
+    double bc;
+    if (f->n < 2)
+        return 0;
+    if (!(b = malloc((f->n - 1) * sizeof(*b))))
+        return TSYNC_ENOMEM;
+    /* Every segment's bound first, on f as it is; NAN where the old one stays. */
+    for (size_t k = 0; k + 1 < f->n; k++) {
+        double s = (double)ceill(seg(ctx, f, k));
+        b[k] = s < fmax(f->bound[k], f->bound[k + 1]) - CROSSING_GAIN ||
+                       s <= fmin(f->bound[k], f->bound[k + 1])
+                   ? s : NAN;
+        extra += !isnan(b[k]) && crossing(f, k, b[k], &xc, &yc, &bc);
+    }
+    if (extra && tsync__pwl_alloc(out = &g, f->n + extra)) {
+        free(b);
+        return TSYNC_ENOMEM;
+    }
+    /* In place when no point is added: point j is point k, read before written. */
     for (size_t k = 0; k + 1 < f->n; k++) {
         double n0 = f->bound[k], n1 = f->bound[k + 1];
-        long double b = seg(ctx, f, k);
-        /* A bound constant over the segment; the old bounds, linear between the
-         * points, still cover a segment left alone. */
-        if (b < fmax(n0, n1))
-            n0 = n1 = (double)ceill(b);
-        f->bound[k] = fmax(left, n0);
+        int cut = !isnan(b[k]) && crossing(f, k, b[k], &xc, &yc, &bc);
+        if (cut && n0 > n1)
+            n0 = b[k];
+        else if (cut)
+            n1 = b[k];
+        else if (!isnan(b[k]))
+            n0 = n1 = b[k];
+        out->x[j] = f->x[k];
+        out->y[j] = f->y[k];
+        out->bound[j++] = fmax(left, n0);
+        if (cut) {
+            out->x[j] = xc;
+            out->y[j] = yc;
+            out->bound[j++] = bc;
+        }
         left = n1;
     }
-    if (f->n)
-        f->bound[f->n - 1] = left;
+    out->x[j] = f->x[f->n - 1];
+    out->y[j] = f->y[f->n - 1];
+    out->bound[j++] = left;
+    out->n = j;
+    free(b);
+    if (out != f) {
+        tsync__pwl_free(f);
+        *f = g;
+    }
+    return 0;
 }
 
 void tsync__pwl_raise(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx)

@@ -54,10 +54,13 @@ int tsync__pwl_compose(struct tsync__pwl *out, const struct tsync__pwl *g,
                        const struct tsync__pwl *h);
 
 /* Lowers f's bounds segment by segment to seg(ctx, f, k) where that is smaller
- * than the segment's own (INFINITY: no other bound), each lowered segment's bound
- * constant over it, so that linear interpolation still covers every segment. */
+ * than the segment's own (INFINITY: no other bound), seg asked of every segment of f
+ * as it is, in order: a lowered segment's bound is constant over it, or where it
+ * crosses the old line, that line up to a point added at the crossing and the
+ * constant beyond, so that linear interpolation covers every segment and no
+ * bound rises (an added point's by the tick of its rounding). 0 or TSYNC_ENOMEM (f unchanged). */
 typedef long double (*tsync__segment_bound_fn)(void *ctx, const struct tsync__pwl *f, size_t k);
-void tsync__pwl_lower(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx);
+int tsync__pwl_lower(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx);
 
 /* Raises f's bounds so that they cover, over every segment k, what seg(ctx, f, k)
  * returns for it where that is finite (an infinite one leaves the segment as it is). */

@@ -1,8 +1,8 @@
 /* test_envelope.c - the maps' bounds beyond the pieces' own: the one-way
  * constraints as a point-by-point bound (src/estimate/envelope.c): on curves whose
  * drift wanders within max_wander the bound holds at every point and is far tighter
- * than the pieces' own; where the constraints contradict each other, or beyond them,
- * the pieces' bounds stay. And pieces whose slope the data leave open, bounded by
+ * than the pieces' own; where the constraints contradict each other the pieces'
+ * bounds stay, and beyond them the sides go on as max_drift allows. And pieces whose slope the data leave open, bounded by
  * their neighbour's extrapolation (tsync__pwl_open_bounds, segment.c). */
 #include <math.h>
 #include <setjmp.h>
@@ -253,8 +253,10 @@ static void test_contradiction_keeps_bounds(void **state)
     assert_true(fb[1] == 500);
 }
 
-/* Beyond the constraints on either side, the pieces' bounds stay. */
-static void test_outside_keeps_bounds(void **state)
+/* Beyond the constraints on either side, the envelope goes on as steeply as
+ * max_drift lets the clock run: the bound where that is tighter than the pieces',
+ * theirs where it is not. */
+static void test_beyond_knots(void **state)
 {
     struct tsync__pt up[] = { { 1000, 1100 }, { 2000, 2100 } };
     struct tsync__pt lo[] = { { 1000, 1090 }, { 2000, 2090 } };
@@ -267,9 +269,19 @@ static void test_outside_keeps_bounds(void **state)
     fit.guaranteed = 1;
     fit.envelope.up = (struct tsync__knots){ 2, up };
     fit.envelope.lo = (struct tsync__knots){ 2, lo };
+    /* At x = 0 the sides reach 1100 - 0.1 * 1000 = 1000 and 1090 - 1.9 * 1000 =
+     * -810, 905 from f: the pieces' 900 stays. */
+    fit.max_drift = 0.9;
     assert_int_equal(tsync__envelope_bound(&fit, &f), 0);
     assert_true(fb[0] == 900);
     assert_true(fb[1] == 700);   /* the segment before still needs it */
+    assert_true(fb[2] == 5);
+    /* With 0.5: 600 and -410, 505 from f at x = 0, and 5 at x = 1000. */
+    fb[0] = 900, fb[1] = 700, fb[2] = 500;
+    fit.max_drift = 0.5;
+    assert_int_equal(tsync__envelope_bound(&fit, &f), 0);
+    assert_true(fb[0] == 505);
+    assert_true(fb[1] == 505);
     assert_true(fb[2] == 5);
 }
 
@@ -368,7 +380,7 @@ int main(void)
         cmocka_unit_test(test_holds_and_tightens),
         cmocka_unit_test(test_statistical_raised),
         cmocka_unit_test(test_contradiction_keeps_bounds),
-        cmocka_unit_test(test_outside_keeps_bounds),
+        cmocka_unit_test(test_beyond_knots),
         cmocka_unit_test(test_open_piece),
         cmocka_unit_test(test_knots_exact),
         cmocka_unit_test(test_eval_from),

@@ -2,7 +2,8 @@
  * of a function with its bounds carried into the other clock's ticks, on hand-made
  * cases (points swapped, ends rounded, a flat run, beyond the values) and against
  * a brute force on random monotone functions (seed printed): every x a true
- * function could reach y at lies within the inverse's bound at y. */
+ * function could reach y at lies within the inverse's bound at y. Bounds lowered
+ * segment by segment: constant, crossing the old line, or left. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -148,12 +149,43 @@ static void test_invert_brute_force(void **state)
     }
 }
 
+/* A segment bound per segment, from the test's table. */
+static long double table_bound(void *ctx, const struct tsync__pwl *f, size_t k)
+{
+    (void)f;
+    return ((const long double *)ctx)[k];
+}
+
+/* Segment 0 (900 -> 300) lowered to 505 crosses the old line at 658 (900 - 600 t =
+ * 505): a point there, 505 before it, the old line after, so that point 1 keeps
+ * 300; segment 1 (300 -> 500) lowered to 5 throughout; segment 2 (500 -> 600) to
+ * 599, within two ticks of its larger end, stays as it was. */
+static void test_lower(void **state)
+{
+    static const tsync_time x[] = { 0, 1000, 2000, 3000 }, y[] = { 95, 1095, 2095, 3095 };
+    static const double b[] = { 900, 300, 500, 600 };
+    long double seg[] = { 504.2L, 5, 599 };
+    struct tsync__pwl f;
+    (void)state;
+    make(&f, 4, x, y, b);
+    assert_int_equal(tsync__pwl_lower(&f, table_bound, seg), 0);
+    assert_int_equal(f.n, 5);
+    assert_true(f.x[0] == 0 && f.bound[0] == 505);
+    assert_true(f.x[1] == 658 && f.y[1] == 753);
+    assert_true(f.bound[1] == 507);     /* the old line there, 505.2, and a tick of rounding */
+    assert_true(f.x[2] == 1000 && f.bound[2] == 300);
+    assert_true(f.x[3] == 2000 && f.bound[3] == 500);   /* segment 2 needs its own */
+    assert_true(f.x[4] == 3000 && f.bound[4] == 600);
+    tsync__pwl_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_invert_points),
         cmocka_unit_test(test_invert_flat_and_beyond),
         cmocka_unit_test(test_invert_brute_force),
+        cmocka_unit_test(test_lower),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
