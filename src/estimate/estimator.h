@@ -60,6 +60,7 @@ struct tsync__est_params {
     int64_t max_segment;  /* longest piece with samples both ways, ticks of x (0: any) */
     double wander;        /* largest change of the drift per tick of x (max_wander) */
     int64_t window;       /* longest window of windowed minimum delays, ticks of x */
+    size_t windows_max;   /* a pair's windows: at most about so many (0: any) */
     int64_t slack;        /* how far the tightest window's fastest samples may lie above
                            * the minimum latency, ticks (window.c, hold_in_bands) */
 };

@@ -18,16 +18,17 @@
  *     max_j (y_j - a (x_j - c))  <=  Y(c)  <=  min_i (y_i - a (x_i - c))
  *
  * up to the slope's error over the window, and the window's value is the middle of
- * the two. A window closes once it holds WINDOW_SAMPLES samples each way (or at
- * max_width with at least `least` each way, TSYNC__WINDOW_LEAST or, for a pair
- * whose messages wait too often for its local lines, TSYNC__WINDOW_FEWEST; with
- * fewer it gives nothing). Delayed messages only widen a window's band, one way;
- * when all of a window's messages one way were delayed (a receiver held up by the
- * system for a few milliseconds receives them all late), its middle is off by half
- * the delay: a window whose band is wider than WIDE times the pair's median is left
- * out. The middles are then smoothed by a line or a parabola through each window
- * and its h neighbours on either side, near the ends its 2h nearest (the minima are
- * noisy by the excess of the fastest message each way), across the hull's pieces:
+ * the two. A window closes once it holds WINDOW_SAMPLES samples each way and spans
+ * the pair's span over windows_max at least (or at max_width with at least `least`
+ * each way, TSYNC__WINDOW_LEAST or, for a pair whose messages wait too often for
+ * its local lines, TSYNC__WINDOW_FEWEST; with fewer it gives nothing). Delayed
+ * messages only widen a window's band, one way; when all of a window's messages
+ * one way were delayed (a receiver held up by the system for a few milliseconds
+ * receives them all late), its middle is off by half the delay: a window whose
+ * band is wider than WIDE times the pair's median is left out. The middles are
+ * then smoothed by a line or a parabola through each window and its h neighbours
+ * on either side, near the ends its 2h nearest (the minima are noisy by the excess
+ * of the fastest message each way), across the hull's pieces:
  * the clock goes on where a piece ends, and a line that stops there bends its ends
  * off. How far to smooth, and with which degree, is the data's to say: a clock that
  * bends wants a short span, a straight one a long span that averages the noise
@@ -533,6 +534,15 @@ static long double detrend_slope(const struct tsync__pieces *ps, size_t k)
     return ps->v[k].a;
 }
 
+/* The ticks of x from a pair's first sample to its last, of either kind (both
+ * kinds have samples). */
+static long double pair_span(const struct tsync__pair_samples *s)
+{
+    return (long double)(s->above[s->n_above - 1].x > s->below[s->n_below - 1].x
+                             ? s->above[s->n_above - 1].x : s->below[s->n_below - 1].x) -
+           (long double)(s->above[0].x < s->below[0].x ? s->above[0].x : s->below[0].x);
+}
+
 /* How long a window may grow: long enough for a pair's typical rate of messages to
  * fill it twice over (WINDOW_SAMPLES each way), from `width` up to STRETCH times it.
  * A pair that exchanges a message a second each way gets windows of 15 s, where 5 s
@@ -541,14 +551,19 @@ static long double detrend_slope(const struct tsync__pieces *ps, size_t k)
 static int64_t window_width(const struct tsync__pair_samples *s, int64_t width)
 {
     size_t fewer = s->n_above < s->n_below ? s->n_above : s->n_below;
-    long double span, fill;
+    long double fill;
     if (!fewer)
         return width;
-    span = (long double)(s->above[s->n_above - 1].x > s->below[s->n_below - 1].x
-                             ? s->above[s->n_above - 1].x : s->below[s->n_below - 1].x) -
-           (long double)(s->above[0].x < s->below[0].x ? s->above[0].x : s->below[0].x);
-    fill = 2 * WINDOW_SAMPLES * span / (long double)fewer;
+    fill = 2 * WINDOW_SAMPLES * pair_span(s) / (long double)fewer;
     return fill <= width ? width : fill >= STRETCH * width ? STRETCH * width : (int64_t)fill;
+}
+
+/* How short a full window may be: the pair's span over windows_max (options.c). */
+static int64_t shortest_width(const struct tsync__pair_samples *s, size_t windows_max)
+{
+    if (!s->n_above || !s->n_below || !windows_max)
+        return 0;
+    return (int64_t)(pair_span(s) / (long double)windows_max);
 }
 
 /* y - a (x - first) of p, relative to first (f, first as a long double: the
@@ -585,13 +600,13 @@ static long double extreme(const struct tsync__pt *pts, size_t from, size_t n, t
 
 /* The window that opens at above[ia] or below[ib], whichever comes first (at x
  * first, in piece k): in order of x it takes the samples of both kinds until it
- * holds WINDOW_SAMPLES of each (then `full`), but none more than max_width after
- * first or in the next piece. How many of each it takes: *na, *nb. Found from the
- * times alone, so that each kind's values are then read in a loop of their own,
- * not in the coin toss of which kind comes next. */
+ * holds WINDOW_SAMPLES of each (then `full`) and reaches min_width, but none more
+ * than max_width after first or in the next piece. How many of each it takes: *na,
+ * *nb. Found from the times alone, so that each kind's values are then read in a
+ * loop of their own, not in the coin toss of which kind comes next. */
 static int window_end(const struct tsync__pair_samples *s, size_t ia, size_t ib, tsync_time first,
-                      const struct tsync__pieces *ps, size_t k, int64_t max_width, size_t *na,
-                      size_t *nb)
+                      const struct tsync__pieces *ps, size_t k, int64_t min_width,
+                      int64_t max_width, size_t *na, size_t *nb)
 {
     const struct tsync__pt *A = s->above, *B = s->below;
     size_t ea = ia, eb = ib;
@@ -608,6 +623,11 @@ static int window_end(const struct tsync__pair_samples *s, size_t ia, size_t ib,
             for (eb = ib + WINDOW_SAMPLES; ea < s->n_above && A[ea].x <= xb; ea++)
                 ;
         }
+        /* Then every sample before min_width, of both kinds. */
+        while (ea < s->n_above && A[ea].x - first < min_width && !BEYOND(A[ea].x))
+            ea++;
+        while (eb < s->n_below && B[eb].x - first < min_width && !BEYOND(B[eb].x))
+            eb++;
     } else {
         while (ea < s->n_above && !BEYOND(A[ea].x))
             ea++;
@@ -620,10 +640,11 @@ static int window_end(const struct tsync__pair_samples *s, size_t ia, size_t ib,
     return ea - ia >= WINDOW_SAMPLES && eb - ib >= WINDOW_SAMPLES;
 }
 
-/* The windows at most max_width long, without the wide ones; none where they lie
- * far apart. */
+/* The windows at least min_width (where full) and at most max_width long, without
+ * the wide ones; none where they lie far apart. */
 static int build_at(struct tsync__windows *w, const struct tsync__pair_samples *s,
-                    const struct tsync__pieces *ps, int64_t max_width, size_t least)
+                    const struct tsync__pieces *ps, int64_t min_width, int64_t max_width,
+                    size_t least)
 {
     size_t ia = 0, ib = 0, cap = 0, k = 0, slope_of = SIZE_MAX, na, nb;
     long double slope = 0;        /* detrend_slope of piece slope_of */
@@ -649,7 +670,7 @@ static int build_at(struct tsync__windows *w, const struct tsync__pair_samples *
             slope_of = k;
         }
         a.a = slope;
-        full = window_end(s, ia, ib, a.first, ps, k, max_width, &na, &nb);
+        full = window_end(s, ia, ib, a.first, ps, k, min_width, max_width, &na, &nb);
         a.n_above = na;
         a.n_below = nb;
         a.hi = extreme(s->above, ia, na, a.first, a.a, 1, &a.above);
@@ -677,6 +698,7 @@ int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samp
                          size_t least)
 {
     int64_t width = p->window, longer = window_width(s, width);
+    int64_t shortest = shortest_width(s, p->windows_max);
     int rc;
     memset(w, 0, sizeof(*w));
     if (!ps->n)
@@ -684,10 +706,10 @@ int tsync__windows_build(struct tsync__windows *w, const struct tsync__pair_samp
     /* Longer windows only for a pair that has none of the width asked for: where
      * short ones fill, they bend less with the clock (collectives only: 0.62 us with
      * 5 s, 0.93 us with 15 s). */
-    rc = build_at(w, s, ps, width, least);
+    rc = build_at(w, s, ps, shortest, width, least);
     if (rc == 0 && !w->n && longer > width) {
         tsync__windows_free(w);
-        rc = build_at(w, s, ps, longer, least);
+        rc = build_at(w, s, ps, shortest, longer, least);
         if (rc == 0 && w->n < STRETCHED_MIN) /* too few to tell a bend from noise */
             w->n = 0;
     }

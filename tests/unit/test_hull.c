@@ -926,10 +926,9 @@ static size_t lan_messages(struct tsync__pt *up, struct tsync__pt *dn, tsync_tim
 }
 
 /* A straight clock seen through noisy delays (exponential excess, 20 us on average,
- * as on a LAN): the fastest of 16 messages each way leaves a window's middle off by
- * about a microsecond, and the span chosen by cross-validation averages hundreds of
- * windows; two neighbours on each side (a fixed span of 5) left it 1.1 us off. */
-static void test_straight_clock_long_span(void **state)
+ * as on a LAN), 20 000 messages each way over 1000 s, in at most about windows_max
+ * windows (0: any): how far the curve is off at worst; *windows: how many. */
+static long double straight_run(size_t windows_max, size_t *windows)
 {
     static struct tsync__pt up[20000], dn[20000];
     struct tsync__est_params p = wander_params();
@@ -938,15 +937,40 @@ static void test_straight_clock_long_span(void **state)
     const tsync_time step = 50000000, end = 1000000000000;
     size_t n = lan_messages(up, dn, step, end, linear_truth, 4242);
     long double worst;
-    (void)state;
+    p.windows_max = windows_max;
     fit(&f, up, n, dn, n, p);
-    assert_true(f.windows.n > 100);
+    *windows = f.windows.n;
     assert_int_equal(tsync__pwl_from_fit(&w, &f, 0, end), 0);
     worst = check_inside(&w, linear_truth, 1000000000, end - 1000000000, 100000000);
-    if (!(worst < 300))
-        fail_msg("a straight clock %.0Lf ns off", worst);
     tsync__pwl_free(&w);
     tsync__pair_fit_free(&f);
+    return worst;
+}
+
+/* The fastest of 16 messages each way leaves a window's middle off by about a
+ * microsecond, and the span chosen by cross-validation averages hundreds of
+ * windows; two neighbours on each side (a fixed span of 5) left it 1.1 us off. */
+static void test_straight_clock_long_span(void **state)
+{
+    size_t windows;
+    long double worst = straight_run(0, &windows);
+    (void)state;
+    assert_true(windows > 100);
+    if (!(worst < 300))
+        fail_msg("a straight clock %.0Lf ns off", worst);
+}
+
+/* The same with at most about 400 windows (windows_max; estimate's default caps a
+ * pair at 65 536): each spans 2.5 s, not 0.8 s, and the clock is followed as well
+ * (11.6 ns off, 11.4 ns with 1250 windows). */
+static void test_windows_max(void **state)
+{
+    size_t windows;
+    long double worst = straight_run(400, &windows);
+    (void)state;
+    assert_true(windows > 300 && windows < 440);   /* pieces cut a few short */
+    if (!(worst < 300))
+        fail_msg("a straight clock %.0Lf ns off in %zu windows", worst, windows);
 }
 
 /* 40 ppm off, wandering by 1 ppm over 20 minutes. */
@@ -1266,6 +1290,7 @@ int main(void)
         cmocka_unit_test(test_curve_in_wide_band),
         cmocka_unit_test(test_loose_piece_after_windows),
         cmocka_unit_test(test_straight_clock_long_span),
+        cmocka_unit_test(test_windows_max),
         cmocka_unit_test(test_ends_as_good_as_middle),
         cmocka_unit_test(test_curve_on_fastest_edge),
         cmocka_unit_test(test_end_held_by_prompt_windows),
