@@ -426,6 +426,9 @@ struct bend {
     int settled;              /* the piece's own samples fix its slope */
     int borrow;               /* loose: takes its settled neighbours' curve (1), held
                                * inside its range when its own slope is open (2) */
+    tsync_time narrow_x;      /* a loose piece's drawn point of narrowest range, */
+    long double narrow_y;     /* ... the middle of its range there (absolute ticks) */
+    long double narrow_r;     /* ... and half of it */
 };
 
 /* A piece's slope counts as fixed when its extreme lines differ by at most this:
@@ -464,6 +467,7 @@ static void bends_init(struct bend *bd, const struct tsync__piece *v, size_t np)
     for (size_t k = 0; k < np; k++) {
         bd[k].c = ((long double)v[k].x_first + (long double)v[k].x_last) / 2;
         bd[k].settled = piece_settled(&v[k]);
+        bd[k].narrow_r = INFINITY;     /* none drawn yet (borrows_init) */
     }
     for (size_t k = 0; k + 1 < np; k++)
         if (bd[k].settled && bd[k + 1].settled) {
@@ -526,6 +530,29 @@ static long double slope_spread(const struct tsync__piece *p)
     return tsync__hull_lines(p, &a_lo, &b_lo, &a_hi, &b_hi) == 0 ? (a_hi - a_lo) / 2 : 0;
 }
 
+/* The line at x from the end of loose piece k's settled neighbour `near` (the
+ * value of its curve there) to k's narrowest drawn point (the middle of its range),
+ * *c, and how far it can be off, *uc: the two points' half ranges carried along the
+ * line, and the bend a drift changing by `wander` gives it between them. Where the
+ * ClockOffset records of sessions every 30 s fall one into each of two pieces, the
+ * neighbour's curve carried on with its end slope (its mean over minutes) left the
+ * clock by 5 us between them, where the records' chord stays within a microsecond.
+ * 0 where the points coincide. */
+static int chord(const struct bend *bd, const struct tsync__piece *v, size_t k, size_t near,
+                 long double x, double wander, long double *c, long double *uc)
+{
+    tsync_time xa = near < k ? v[near].x_last : v[near].x_first, xb = bd[k].narrow_x;
+    long double ya = bend_curve(bd, v, near, (long double)xa), ra = half_range(&v[near], xa);
+    long double s;
+    if (xb == xa || !isfinite(bd[k].narrow_r) || !isfinite(ra))
+        return 0;
+    s = (x - (long double)xa) / ((long double)xb - (long double)xa);
+    *c = ya + (bd[k].narrow_y - ya) * s;
+    *uc = fabsl(1 - s) * ra + fabsl(s) * bd[k].narrow_r +
+          (long double)wander / 2 * fabsl(x - (long double)xa) * fabsl(x - (long double)xb);
+    return 1;
+}
+
 /* A loose piece's value at x from its settled neighbours' curves, blended between
  * their centres when it has two, and with its own line by how far each can be off:
  * the curve by as much as a drift changing by `wander` per tick takes the clock away
@@ -535,12 +562,14 @@ static long double slope_spread(const struct tsync__piece *p)
  * (half its spread times t), the line by half the piece's range at x. Next to its
  * neighbours a loose piece takes their curve; minutes away, where its own samples
  * are ClockOffset records measured at MPI_Finalize after a sleep, it takes its own
- * line through them. */
+ * line through them. The curve is first weighed with the chord from the
+ * neighbour's end to the piece's narrowest point (chord), which holds the map to a
+ * ClockOffset record the piece holds as the neighbour's own samples hold its end. */
 static long double borrowed(const struct bend *bd, const struct tsync__piece *v, size_t np,
                             size_t k, long double x, double wander)
 {
     int l = k > 0 && bd[k - 1].settled, r = k + 1 < np && bd[k + 1].settled;
-    long double w, curve, t, m, u;
+    long double w, curve, t, m, u, c, uc;
     size_t near;
     if (!l || !r) {
         near = l ? k - 1 : k + 1;
@@ -556,7 +585,13 @@ static long double borrowed(const struct bend *bd, const struct tsync__piece *v,
     }
     m = wander_margin(&v[near], (tsync_time)llroundl(x), wander) + slope_spread(&v[near]) * t;
     u = half_range(&v[k], (tsync_time)llroundl(x));
-    if (!(m > 0) || !(u > 0) || !isfinite(u))
+    if (!(m > 0))
+        return curve;
+    if (chord(bd, v, k, near, x, wander, &c, &uc) && uc > 0) {
+        curve = weighed(curve, m, c, uc);
+        m = m * uc / sqrtl(m * m + uc * uc);   /* the two weighed: 1/m^2 + 1/uc^2 */
+    }
+    if (!(u > 0) || !isfinite(u))
         return curve;
     return weighed(curve, m, bend_curve(bd, v, k, x), u);
 }
@@ -581,6 +616,16 @@ static void borrows_init(struct bend *bd, const struct tsync__piece *v, size_t n
         if (bd[k].settled || !((k > 0 && bd[k - 1].settled) || (k + 1 < np && bd[k + 1].settled)))
             continue;
         bd[k].borrow = 1;
+        for (int i = 0; i <= BEND_STEPS; i++) {
+            tsync_time x = step_x(&v[k], i, BEND_STEPS);
+            long double lo, hi;
+            v[k].range(&v[k], x, &lo, &hi);
+            if ((hi - lo) / 2 < bd[k].narrow_r) {
+                bd[k].narrow_x = x;
+                bd[k].narrow_y = (long double)v[k].y0 + (lo + hi) / 2;
+                bd[k].narrow_r = (hi - lo) / 2;
+            }
+        }
         for (int i = 0; i <= BEND_STEPS && bd[k].borrow == 1; i++) {
             tsync_time x = step_x(&v[k], i, BEND_STEPS);
             long double y = borrowed(bd, v, np, k, (long double)x, wander) - (long double)v[k].y0,
