@@ -58,7 +58,8 @@ int tsync__pwl_compose(struct tsync__pwl *out, const struct tsync__pwl *g,
  * as it is, in order: a lowered segment's bound is constant over it, or where it
  * crosses the old line, that line up to a point added at the crossing and the
  * constant beyond, so that linear interpolation covers every segment and no
- * bound rises (an added point's by the tick of its rounding). 0 or TSYNC_ENOMEM (f unchanged). */
+ * bound rises by more than two ticks (a constant within two ticks of the smaller
+ * end's bound; an added point's rounding). 0 or TSYNC_ENOMEM (f unchanged). */
 typedef long double (*tsync__segment_bound_fn)(void *ctx, const struct tsync__pwl *f, size_t k);
 int tsync__pwl_lower(struct tsync__pwl *f, tsync__segment_bound_fn seg, void *ctx);
 
