@@ -308,6 +308,13 @@ static int ends_at(const struct tsync__pair_fit *fit, const struct tsync__pwl *f
     return !(*u + bulge_of(&env->up, *cu, fit->wander) < *l - bulge_of(&env->lo, *cl, fit->wander));
 }
 
+/* How far knot p lies beyond f's segment k on its side (sign +1 above, -1 below). */
+static long double knot_from(const struct tsync__pt *p, int sign, const struct tsync__pwl *f,
+                             size_t k)
+{
+    return sign * ((long double)p->y - tsync__pwl_eval_from(f, k, (long double)p->x));
+}
+
 /* How far f's segment k lies from the knots of side kv inside it (sign +1 the upper
  * side, -1 the lower): those after cursor a up to b, which lie at or after f's
  * point k, and the side's first and last where the segment reaches beyond them
@@ -320,14 +327,12 @@ static long double knots_inside(const struct tsync__knots *kv, size_t a, size_t 
     for (size_t i = a; i <= b; i++) {
         *bulge = larger(*bulge, bulge_of(kv, i, w));
         if (i > a)
-            worst = larger(worst, sign * ((long double)kv->v[i].y -
-                                          tsync__pwl_eval_from(f, k, (long double)kv->v[i].x)));
+            worst = larger(worst, knot_from(&kv->v[i], sign, f, k));
     }
     for (int end = 0; end < 2; end++) {
         const struct tsync__pt *p = &kv->v[end ? kv->n - 1 : 0];
         if (p->x > f->x[k] && p->x < f->x[k + 1])
-            worst = larger(worst, sign * ((long double)p->y -
-                                          tsync__pwl_eval_from(f, k, (long double)p->x)));
+            worst = larger(worst, knot_from(p, sign, f, k));
     }
     return worst;
 }

@@ -114,9 +114,7 @@ static void test_delta_keeps_shared_ticks(void **state)
     o.max_slope = 1e9; /* forward amortization alone */
     tl = run_clc(t, &o, &r);
     EXPECT(t, tl, 1, 0, 40, 40, 40, 210, 210, 210, 310);
-    tsync_clc_result_free(r);
-    tsync_timeline_free(tl);
-    tsync_trace_free(t);
+    case_free(t, tl, r);
 
     t = tg_parse("L0@a: 0 10 12 14 100");
     o.delta_ticks = 5;
