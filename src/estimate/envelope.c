@@ -141,17 +141,55 @@ static int pick_knots(struct tsync__knots *out, const struct tsync__pt *pts, siz
     return 0;
 }
 
+/* Leaves out the knots that another knot's constraint, carried to them along the
+ * steepest line max_drift allows, already passes (upper: kv's points bound y from
+ * above, else from below): y <= Y_q + (1 + d)(x - x_q) after an ABOVE knot q and
+ * y <= Y_q - (1 - d)(x_q - x) before it. The chord between the knots either side
+ * of a collective's constraint that waited 30 us took the wait into the bound of
+ * the points near it; a ClockOffset record 1.5 ms away holds them within 2 us. */
+static void drop_dominated(struct tsync__knots *kv, int upper, double max_drift)
+{
+    long double sign = upper ? 1 : -1, d = (long double)max_drift;
+    long double after = upper ? 1 + d : 1 - d, before = upper ? 1 - d : 1 + d;
+    long double best = INFINITY;
+    unsigned char *out;
+    size_t n = 0;
+    if (kv->n < 3 || !(out = calloc(kv->n, 1)))
+        return;                    /* any subset is valid; without memory, all */
+    /* sign (y - slope x): the smaller, the tighter on kv's side. */
+    for (size_t i = 0; i < kv->n; i++) {
+        long double key = sign * ((long double)kv->v[i].y - after * (long double)kv->v[i].x);
+        out[i] = key > best;
+        best = key < best ? key : best;
+    }
+    best = INFINITY;
+    for (size_t i = kv->n; i-- > 0;) {
+        long double key = sign * ((long double)kv->v[i].y - before * (long double)kv->v[i].x);
+        out[i] |= key > best;
+        best = key < best ? key : best;
+    }
+    for (size_t i = 0; i < kv->n; i++)
+        if (!out[i])
+            kv->v[n++] = kv->v[i];
+    kv->n = n;
+    free(out);
+}
+
 int tsync__envelope_build(struct tsync__envelope *env, const struct tsync__pair_samples *s,
-                          const struct tsync__pieces *ps)
+                          const struct tsync__pieces *ps, double max_drift)
 {
     int rc;
     memset(env, 0, sizeof(*env));
     if (!ps->n)
         return 0;
     if ((rc = pick_knots(&env->up, s->above, s->n_above, ps, -1)) ||
-        (rc = pick_knots(&env->lo, s->below, s->n_below, ps, +1)))
+        (rc = pick_knots(&env->lo, s->below, s->n_below, ps, +1))) {
         tsync__envelope_free(env);
-    return rc;
+        return rc;
+    }
+    drop_dominated(&env->up, 1, max_drift);
+    drop_dominated(&env->lo, 0, max_drift);
+    return 0;
 }
 
 /* fmaxl(a, b) without the call, NaNs as fmaxl takes them (the other value). */

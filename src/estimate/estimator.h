@@ -297,9 +297,10 @@ int tsync__local_lines(struct tsync__windows *w, const struct tsync__pair_sample
                        const struct tsync__est_params *p);
 
 /* The envelope of a pair's one-way samples (each kind sorted by x) for the pieces
- * ps fitted to them. 0 or TSYNC_ENOMEM (env empty). */
+ * ps fitted to them, without the constraints that others imply under max_drift.
+ * 0 or TSYNC_ENOMEM (env empty). */
 int tsync__envelope_build(struct tsync__envelope *env, const struct tsync__pair_samples *s,
-                          const struct tsync__pieces *ps);
+                          const struct tsync__pieces *ps, double max_drift);
 void tsync__envelope_free(struct tsync__envelope *env);
 /* Where tsync__envelope_at looked last on each side: asked in order of x, it moves
  * on from there (zeroed to start). */

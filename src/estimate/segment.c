@@ -235,7 +235,8 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
     /* The constraints bound every point directly where they bracket it; not where
      * some contradicted a piece (a latency or a clock the assumptions miss). */
     fit->guaranteed = est->guaranteed;
-    if (!fit->rejected && (rc = tsync__envelope_build(&fit->envelope, s, &fit->pieces)))
+    if (!fit->rejected &&
+        (rc = tsync__envelope_build(&fit->envelope, s, &fit->pieces, params->max_drift)))
         goto fail;
     if ((rc = join_pieces(fit)))
         goto fail;

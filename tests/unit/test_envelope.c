@@ -2,7 +2,8 @@
  * constraints as a point-by-point bound (src/estimate/envelope.c): on curves whose
  * drift wanders within max_wander the bound holds at every point and is far tighter
  * than the pieces' own; where the constraints contradict each other the pieces'
- * bounds stay, and beyond them the sides go on as max_drift allows. And pieces whose slope the data leave open, bounded by
+ * bounds stay, beyond them the sides go on as max_drift allows, and a constraint
+ * that another implies under max_drift is left out. And pieces whose slope the data leave open, bounded by
  * their neighbour's extrapolation (tsync__pwl_open_bounds, segment.c). */
 #include <math.h>
 #include <setjmp.h>
@@ -149,9 +150,30 @@ static void want_knots(const struct tsync__pt *pts, size_t n, const struct tsync
     out[(*m)++] = pts[n - 1];
 }
 
+/* Knots m[0, *n) without those another one implies under max_drift d, found pair by
+ * pair: upper (+1) knot p goes where some q has y_q + (1 + d)(x_p - x_q) < y_p
+ * (q before p) or y_q - (1 - d)(x_q - x_p) < y_p (q after p); lower (-1) mirrored. */
+static void undominated(struct tsync__pt *m, size_t *n, int side, double d)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++) {
+        int out = 0;
+        for (size_t j = 0; j < *n && !out; j++) {
+            long double dx = (long double)(m[i].x - m[j].x);
+            long double slope = (dx >= 0) == (side > 0) ? 1 + (long double)d : 1 - (long double)d;
+            long double reach = (long double)m[j].y + slope * dx;
+            out = j != i && side * ((long double)m[i].y - reach) > 0 &&
+                  (dx != 0 || side * (m[i].y - m[j].y) > 0);
+        }
+        if (!out)
+            m[kept++] = m[i];
+    }
+    *n = kept;
+}
+
 /* The knots found in double first are those of long double: on the bending pair
  * (pieces of at most a minute, groups across their ends) and on points whose values
- * tie. */
+ * tie; of them, those no other implies under max_drift. */
 static void test_knots_exact(void **state)
 {
     struct tsync__pair_samples s;
@@ -168,9 +190,11 @@ static void test_knots_exact(void **state)
     assert_true(fit.pieces.n >= 4);
     assert_non_null(want = malloc(s.n_above * sizeof(*want)));
     want_knots(s.above, s.n_above, &fit.pieces, -1, want, &m);
+    undominated(want, &m, 1, p.max_drift);
     assert_int_equal(fit.envelope.up.n, m);
     assert_memory_equal(fit.envelope.up.v, want, m * sizeof(*want));
     want_knots(s.below, s.n_below, &fit.pieces, 1, want, &m);
+    undominated(want, &m, -1, p.max_drift);
     assert_int_equal(fit.envelope.lo.n, m);
     assert_memory_equal(fit.envelope.lo.v, want, m * sizeof(*want));
     free(want);
@@ -285,6 +309,45 @@ static void test_beyond_knots(void **state)
     assert_true(fb[2] == 5);
 }
 
+/* A constraint that waited (a collective's, 30 us above the clock) 1 ms before a
+ * ClockOffset record (+-1 us) is left out of the envelope: the record, carried
+ * back along max_drift, is tighter there. Kept, it made the chord between it and
+ * the record the bound of every point near the record (27 us where 2 us hold). */
+static void test_dominated_knots(void **state)
+{
+    struct tsync__pt above[] = { { 0, 1000 }, { 9000000, 9030000 }, { 10000000, 10001000 } };
+    struct tsync__pt below[] = { { 0, -1000 }, { 10000000, 9999000 } };
+    struct tsync__pair_samples s;
+    struct tsync__piece pc;
+    struct tsync__pieces ps = { 1, 1, &pc };
+    struct tsync__pair_fit fit;
+    tsync_time fx[] = { 0, 9000000, 10000000 }, fy[] = { 0, 9000000, 10000000 };
+    double fb[] = { 50000, 50000, 50000 };
+    struct tsync__pwl f = { 3, fx, fy, fb };
+    (void)state;
+    memset(&s, 0, sizeof(s));
+    memset(&pc, 0, sizeof(pc));
+    memset(&fit, 0, sizeof(fit));
+    s.above = above;
+    s.n_above = 3;
+    s.below = below;
+    s.n_below = 2;
+    assert_int_equal(tsync__envelope_build(&fit.envelope, &s, &ps, 1e-3), 0);
+    assert_int_equal(fit.envelope.up.n, 2);
+    assert_true(fit.envelope.up.v[1].x == 10000000);
+    fit.guaranteed = 1;
+    fit.max_drift = 1e-3;
+    assert_int_equal(tsync__envelope_bound(&fit, &f), 0);
+    /* At 9 ms the sides are 10 000 +- 1000 (the chords, no wander). */
+    if (!(fb[1] <= 1001 && fb[2] <= 1001))
+        fail_msg("bounds %.0f and %.0f ns", fb[1], fb[2]);
+    /* With a drift of 0.5 allowed, the record says less there than the wait. */
+    tsync__envelope_free(&fit.envelope);
+    assert_int_equal(tsync__envelope_build(&fit.envelope, &s, &ps, 0.5), 0);
+    assert_int_equal(fit.envelope.up.n, 3);
+    tsync__envelope_free(&fit.envelope);
+}
+
 /* Dense messages both ways for 100 s, then three one way over 15 minutes: the
  * last pieces see one direction (no bound at all), the first piece's extrapolation
  * with the wander margin bounds them to milliseconds. */
@@ -339,12 +402,21 @@ static void test_range_at(void **state)
     struct tsync__pair_fit fit;
     struct tsync__envelope_cursor ahead = { 0, 0 }, back = { 0, 0 };
     const struct tsync__envelope *env;
+    struct tsync__pt *all;
+    size_t n_all;
     long double lo, hi, lo1, hi1;
     (void)state;
     messages(&s, 3000);
     assert_int_equal(tsync__fit_pair(&fit, &tsync__hull_estimator, &p, &s), 0);
     env = &fit.envelope;
-    assert_int_equal(env->up.n, s.n_above);           /* 3000: every one a knot */
+    /* 3000: every one a knot but those another implies */
+    assert_non_null(all = malloc(s.n_above * sizeof(*all)));
+    memcpy(all, s.above, s.n_above * sizeof(*all));
+    n_all = s.n_above;
+    undominated(all, &n_all, 1, p.max_drift);
+    free(all);
+    assert_int_equal(env->up.n, n_all);
+    assert_true(n_all > s.n_above - 30);
     for (tsync_time x = 0; x <= HOUR; x += HOUR / 100000) {
         struct tsync__envelope_cursor fresh = { 0, 0 };
         int in = tsync__envelope_at(env, &ahead, x, WANDER, &lo, &hi);
@@ -381,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_statistical_raised),
         cmocka_unit_test(test_contradiction_keeps_bounds),
         cmocka_unit_test(test_beyond_knots),
+        cmocka_unit_test(test_dominated_knots),
         cmocka_unit_test(test_open_piece),
         cmocka_unit_test(test_knots_exact),
         cmocka_unit_test(test_eval_from),
