@@ -39,7 +39,12 @@
 /* add_sample's answer when the sample does not fit a line with the others. */
 #define TSYNC__SPLIT 1
 
-enum tsync__sample_kind { TSYNC__ABOVE = 0, TSYNC__BELOW = 1, TSYNC__EXCHANGE = 2 };
+enum tsync__sample_kind {
+    TSYNC__ABOVE = 0,
+    TSYNC__BELOW = 1,
+    TSYNC__EXCHANGE = 2,
+    TSYNC__RECORD = 3       /* a ClockOffset record as itself (struct tsync__pair_samples) */
+};
 
 /* One sample: a point, its kind, and for exchanges the error margin in ticks
  * (seed 003's E_ij for message exchanges; for measured offsets, see samples.c). */
@@ -63,6 +68,8 @@ struct tsync__est_params {
     size_t windows_max;   /* a pair's windows: at most about so many (0: any) */
     int64_t slack;        /* how far the tightest window's fastest samples may lie above
                            * the minimum latency, ticks (window.c, hold_in_bands) */
+    int64_t record_reach; /* ClockOffset records at most so far apart make a curve
+                           * (record_curve.c), ticks of x (0: never) */
 };
 
 /* One linear piece: the estimate y = y0 + b + a (x - x0) over the samples'
@@ -197,12 +204,15 @@ long double tsync__piece_eval(const struct tsync__piece *p, tsync_time x);
 
 /* ---- the segment driver (segment.c) ------------------------------------------------- */
 
-/* A pair's samples in order of x, merged from the three sorted kinds. */
+/* A pair's samples in order of x, merged from the three sorted kinds; and its
+ * ClockOffset records (kind RECORD, also among the others as the constraints
+ * they make), which no estimator reads: the curve of a pair with nothing else to
+ * follow (record_curve.c). */
 struct tsync__pair_samples {
-    size_t n_above, n_below, n_exch;
-    size_t cap_above, cap_below, cap_exch;
+    size_t n_above, n_below, n_exch, n_rec;
+    size_t cap_above, cap_below, cap_exch, cap_rec;
     struct tsync__pt *above, *below;
-    struct tsync__sample *exch;
+    struct tsync__sample *exch, *rec;
 };
 
 /* Windowed minimum delays (window.c): at x, the value y the fastest messages of
@@ -221,7 +231,9 @@ struct tsync__windows {
     struct tsync__window *v;
     int64_t max_width;        /* longest window, ticks of x */
     long double scatter;      /* RMS of the windows about their smoothed curve, ticks
-                               * of y: how closely the curve follows the clock */
+                               * of y: how closely the curve follows the clock (of
+                               * ClockOffset records, each about its neighbours'
+                               * chord; of local lines, 0: not known) */
     int local;                /* local minimax lines (local_lines.c): the curve of the
                                * whole pair, across its pieces */
 };
@@ -295,6 +307,13 @@ long double tsync__window_bridge(const struct tsync__window *l, const struct tsy
  * where most messages of one direction wait. 0 or TSYNC_ENOMEM (w empty). */
 int tsync__local_lines(struct tsync__windows *w, const struct tsync__pair_samples *s,
                        const struct tsync__est_params *p);
+
+/* The curve of a pair's ClockOffset records (s->rec, sorted by x; those within
+ * `near` of each other merged), as windows marked local, where they lie at most
+ * `reach` apart from the pair's first sample to its last; else none. 0 or
+ * TSYNC_ENOMEM (w empty). */
+int tsync__record_curve(struct tsync__windows *w, const struct tsync__pair_samples *s,
+                        int64_t reach, int64_t near);
 
 /* The envelope of a pair's one-way samples (each kind sorted by x) for the pieces
  * ps fitted to them, without the constraints that others imply under max_drift.

@@ -22,6 +22,10 @@
 /* How far above the minimum latency the tightest window's fastest samples may lie,
  * and the curve bend between them (window.c, hold_in_bands). */
 #define SLACK_S 100e-9
+/* ClockOffset records at most so many longest pieces apart make the curve of a pair
+ * that has no other (record_curve.c): the sessions of a tracer that measures every
+ * 30 s, not MPI_Init's and MPI_Finalize's records minutes around a main phase. */
+#define RECORD_REACH 2
 
 static int to_ticks(const struct tsync_trace *t, double s, const char *what, int64_t *out,
                     tsync_ctx *ctx)
@@ -96,5 +100,6 @@ int tsync__est_check_opts(struct tsync__run *r, const tsync_estimate_opts *o,
     r->params.slack = (int64_t)llround(SLACK_S * (double)t->timer_resolution);
     r->params.slack = r->params.slack < 2 ? 2 : r->params.slack;   /* the samples' rounding */
     r->params.segment = o->segment;
+    r->params.record_reach = RECORD_REACH * r->params.max_segment;
     return 0;
 }

@@ -133,12 +133,13 @@ static tsync_time piece_inverse(const struct tsync__piece *p, tsync_time y)
  * windows follow a clock: where the hulls leave bands of tens of microseconds (true
  * latencies 4 us above the assumed ones) the paths took the fewest pairs, through
  * pairs whose pieces alone were 20 us off where windowed ones were under 1 us
- * (class c of bench_accuracy). Bounds stay as they are; this only weighs. */
+ * (class c of bench_accuracy). Of local curves, only that of ClockOffset records,
+ * whose scatter is known. Bounds stay as they are; this only weighs. */
 double tsync__est_pair_error_over(const struct tsync__pair_fit *fit, tsync_time from,
                                   tsync_time to)
 {
     const struct tsync__windows *w = &fit->windows;
-    int follows = w->n >= 2 && !w->local;
+    int follows = w->n >= 2 && (!w->local || w->scatter > 0);
     double edge[2] = { 0, 0 }, worst = 0;
     struct tsync__pwl f;
     if (tsync__pwl_from_fit(&f, fit, from, to))

@@ -300,6 +300,8 @@ static int place(struct tsync__run *r, struct tsync__keyed *v, size_t n)
             rc = TSYNC_PUSH(s->above, s->n_above, s->cap_above, p);
         else if (v[i].s.kind == TSYNC__BELOW)
             rc = TSYNC_PUSH(s->below, s->n_below, s->cap_below, p);
+        else if (v[i].s.kind == TSYNC__RECORD)
+            rc = TSYNC_PUSH(s->rec, s->n_rec, s->cap_rec, v[i].s);
         else
             rc = TSYNC_PUSH(s->exch, s->n_exch, s->cap_exch, v[i].s);
     }

@@ -81,6 +81,7 @@ void tsync__pair_samples_free(struct tsync__pair_samples *s)
     free(s->above);
     free(s->below);
     free(s->exch);
+    free(s->rec);
     memset(s, 0, sizeof(*s));
 }
 
@@ -214,6 +215,8 @@ int tsync__pair_samples_sort(struct tsync__pair_samples *s)
         return TSYNC_ENOMEM;
     if (s->n_exch > 1)
         qsort(s->exch, s->n_exch, sizeof(*s->exch), sample_cmp);
+    if (s->n_rec > 1)
+        qsort(s->rec, s->n_rec, sizeof(*s->rec), sample_cmp);
     return 0;
 }
 
@@ -290,11 +293,13 @@ static int push_pt(struct collector *c, struct tsync__pair *e, uint8_t kind, tsy
     return TSYNC_PUSH(e->s.below, e->s.n_below, e->s.cap_below, p) ? TSYNC_ENOMEM : 0;
 }
 
-/* An exchange sample of pair e. */
+/* An exchange sample (kind EXCHANGE) or a record (RECORD) of pair e. */
 static int push_exchange(struct collector *c, struct tsync__pair *e, const struct tsync__sample *s)
 {
     if (c->part)
         return keep(c, s);
+    if (s->kind == TSYNC__RECORD)
+        return TSYNC_PUSH(e->s.rec, e->s.n_rec, e->s.cap_rec, *s) ? TSYNC_ENOMEM : 0;
     return TSYNC_PUSH(e->s.exch, e->s.n_exch, e->s.cap_exch, *s) ? TSYNC_ENOMEM : 0;
 }
 
@@ -439,14 +444,16 @@ static int add_offset(struct collector *c, const struct tsync_clock_offset *r, u
     uint32_t d = c->t->locations[r->loc].domain;
     tsync_time global = r->time + r->offset, x, y;
     struct tsync__pair *e;
+    struct tsync__sample rec;
     int rc;
     if ((rc = edge_of(c, d, master, &e)))
         return rc;
     x = d < master ? r->time : global;
     y = d < master ? global : r->time;
     e->from.offsets++;
+    rec = (struct tsync__sample){ x, y, err, TSYNC__RECORD, 1 };
     if ((rc = push_pt(c, e, TSYNC__ABOVE, x, y + err)) ||
-        (rc = push_pt(c, e, TSYNC__BELOW, x, y - err)))
+        (rc = push_pt(c, e, TSYNC__BELOW, x, y - err)) || (rc = push_exchange(c, e, &rec)))
         return rc;
     if (c->o->exchanges) {
         struct tsync__sample s = { x, y, err, TSYNC__EXCHANGE, 1 };

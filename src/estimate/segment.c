@@ -213,9 +213,10 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
     if ((rc = close_piece(fit, est, &state)))
         goto fail;
     /* A guaranteed estimator's pieces (the hull's) follow the windowed minima where the
-     * clocks bend; a pair too sparse for windows follows its local minimax lines,
-     * whatever the estimator: the regression's pieces of a few messages each were
-     * milliseconds off at their ends (class n of bench_accuracy: 1.5 ms, 13 us so). */
+     * clocks bend; a pair too sparse for windows follows its ClockOffset records where
+     * they come every few tens of seconds, else its local minimax lines, whatever the
+     * estimator: the regression's pieces of a few messages each were milliseconds off
+     * at their ends (class n of bench_accuracy: 1.5 ms, 13 us so). */
     if (params->window > 0) {
         if ((rc = tsync__windows_build(&fit->windows, s, &fit->pieces, params,
                                        TSYNC__WINDOW_LEAST)))
@@ -224,7 +225,9 @@ int tsync__fit_pair(struct tsync__pair_fit *fit, const struct tsync__estimator *
             tsync__windows_free(&fit->windows);     /* the regression keeps its lines */
         } else if (!fit->windows.n) {
             tsync__windows_free(&fit->windows);   /* windows left out may hold room */
-            if ((rc = tsync__local_lines(&fit->windows, s, params)))
+            if ((rc = tsync__record_curve(&fit->windows, s, params->record_reach,
+                                          params->min_segment)) ||
+                (!fit->windows.n && (rc = tsync__local_lines(&fit->windows, s, params))))
                 goto fail;
             if (!fit->windows.n && est->guaranteed &&
                 (rc = tsync__windows_build(&fit->windows, s, &fit->pieces, params,

@@ -3,8 +3,9 @@
  * drift wanders within max_wander the bound holds at every point and is far tighter
  * than the pieces' own; where the constraints contradict each other the pieces'
  * bounds stay, beyond them the sides go on as max_drift allows, and a constraint
- * that another implies under max_drift is left out. And pieces whose slope the data leave open, bounded by
- * their neighbour's extrapolation (tsync__pwl_open_bounds, segment.c). */
+ * that another implies under max_drift is left out. And pieces whose slope the data
+ * leave open, bounded by their neighbour's extrapolation (tsync__pwl_open_bounds,
+ * segment.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

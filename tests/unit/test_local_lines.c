@@ -18,28 +18,13 @@
 #include <cmocka.h>
 
 #include "estimate/estimator.h"
+#include "est_params.h"
 #include "pwl_check.h"
 
 #define NS 1000000000LL
 #define HOUR (3600 * NS)
 #define MU 1000            /* the assumed minimum latency, ns */
 #define TRUE_MU 50000      /* the true one: a LAN */
-
-/* The defaults of estimate, in ns. */
-static struct tsync__est_params defaults(void)
-{
-    struct tsync__est_params p;
-    memset(&p, 0, sizeof(p));
-    p.max_drift = 1e-3;
-    p.segment = 1;
-    p.min_segment = NS;
-    p.max_gap = 10 * NS;
-    p.max_segment = 30 * NS;
-    p.wander = 1e-8 / 1e9;
-    p.window = 5 * NS;
-    p.slack = 100;
-    return p;
-}
 
 static uint32_t lcg(uint32_t *r)
 {
@@ -98,7 +83,7 @@ static long double straight(long double x)
 static long double follow(size_t n, long double (*truth)(long double), tsync_time from,
                           tsync_time to, tsync_time step, struct tsync__pair_fit *f)
 {
-    struct tsync__est_params p = defaults();
+    struct tsync__est_params p = est_defaults();
     struct tsync__pair_samples s;
     struct tsync__pwl w;
     long double worst;
@@ -153,7 +138,7 @@ static long double drifting(long double x)
  * stretch fixes, where slope 0 was 58 us off. */
 static void test_drift_beyond_the_ends(void **state)
 {
-    struct tsync__est_params p = defaults();
+    struct tsync__est_params p = est_defaults();
     struct tsync__pair_samples s;
     struct tsync__pair_fit f;
     struct tsync__pwl w;
@@ -205,7 +190,7 @@ static long double middle(const struct tsync__pair_samples *s, long double a)
  * over slopes). */
 static void test_ten_messages_chebyshev(void **state)
 {
-    struct tsync__est_params p = defaults();
+    struct tsync__est_params p = est_defaults();
     struct tsync__pair_samples s;
     struct tsync__pair_fit f;
     long double a, best = INFINITY, mine;
@@ -228,7 +213,7 @@ static void test_ten_messages_chebyshev(void **state)
  * line is 195 us off. */
 static void test_ten_messages_points(void **state)
 {
-    struct tsync__est_params p = defaults();
+    struct tsync__est_params p = est_defaults();
     struct tsync__pair_samples s;
     struct tsync__pair_fit f;
     struct tsync__pwl w;
@@ -257,7 +242,7 @@ static void test_ten_messages_points(void **state)
  * matter. */
 static void test_waiting_keeps_pieces(void **state)
 {
-    struct tsync__est_params p = defaults();
+    struct tsync__est_params p = est_defaults();
     struct tsync__pair_samples s;
     struct tsync__windows w;
     (void)state;
@@ -277,7 +262,7 @@ static void test_strip_past_max_drift(void **state)
 {
     static struct tsync__pt up[2] = { { 0, 0 }, { 10 * NS, 10 * NS + 100000000 } };
     static struct tsync__pt dn[1] = { { 5 * NS, 5 * NS - 1000000 } };
-    struct tsync__est_params p = defaults();
+    struct tsync__est_params p = est_defaults();
     struct tsync__pair_samples s;
     struct tsync__windows w;
     (void)state;
@@ -294,7 +279,7 @@ static void test_strip_past_max_drift(void **state)
 /* One direction only: nothing to fit. */
 static void test_one_direction(void **state)
 {
-    struct tsync__est_params p = defaults();
+    struct tsync__est_params p = est_defaults();
     struct tsync__pair_samples s;
     struct tsync__windows w;
     (void)state;
@@ -323,7 +308,7 @@ static void test_sparse_keeps_its_messages(void **state)
         { 2006369377186, 2006403842572 }, { 2306469814214, 2306509317707 },
         { 2337415892821, 2337455966422 } };
     struct tsync__pt up[5], dn[5];
-    struct tsync__est_params p = defaults();
+    struct tsync__est_params p = est_defaults();
     struct tsync__pair_samples s;
     struct tsync__pair_fit f;
     struct tsync__pwl w;

@@ -410,6 +410,8 @@ static void check_parts(const struct collected *serial, struct tsync__keyed *v, 
                 assert_int_equal(TSYNC_PUSH(got.above, got.n_above, got.cap_above, pt), 0);
             else if (v[i].s.kind == TSYNC__BELOW)
                 assert_int_equal(TSYNC_PUSH(got.below, got.n_below, got.cap_below, pt), 0);
+            else if (v[i].s.kind == TSYNC__RECORD)
+                assert_int_equal(TSYNC_PUSH(got.rec, got.n_rec, got.cap_rec, v[i].s), 0);
             else
                 assert_int_equal(TSYNC_PUSH(got.exch, got.n_exch, got.cap_exch, v[i].s), 0);
         }
@@ -417,6 +419,7 @@ static void check_parts(const struct collected *serial, struct tsync__keyed *v, 
         assert_int_equal(got.n_above, want->s.n_above);
         assert_int_equal(got.n_below, want->s.n_below);
         assert_int_equal(got.n_exch, want->s.n_exch);
+        assert_int_equal(got.n_rec, want->s.n_rec);
         assert_memory_equal(got.above, want->s.above, got.n_above * sizeof(*got.above));
         assert_memory_equal(got.below, want->s.below, got.n_below * sizeof(*got.below));
         for (size_t i = 0; i < got.n_exch; i++) {
@@ -424,6 +427,11 @@ static void check_parts(const struct collected *serial, struct tsync__keyed *v, 
             assert_int_equal(got.exch[i].y, want->s.exch[i].y);
             assert_int_equal(got.exch[i].err, want->s.exch[i].err);
             assert_int_equal(got.exch[i].measured, want->s.exch[i].measured);
+        }
+        for (size_t i = 0; i < got.n_rec; i++) {
+            assert_int_equal(got.rec[i].x, want->s.rec[i].x);
+            assert_int_equal(got.rec[i].y, want->s.rec[i].y);
+            assert_int_equal(got.rec[i].err, want->s.rec[i].err);
         }
         for (uint32_t p = 0; p < parts; p++)
             for (size_t k = 0; k < g[p].n_edges; k++)
