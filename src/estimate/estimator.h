@@ -234,7 +234,8 @@ struct tsync__windows {
                                * of y: how closely the curve follows the clock (of
                                * ClockOffset records, each about its neighbours'
                                * chord; of local lines, 0: not known) */
-    int local;                /* local minimax lines (local_lines.c): the curve of the
+    int local;                /* local minimax lines (local_lines.c) or ClockOffset
+                               * records (record_curve.c): the curve of the
                                * whole pair, across its pieces */
 };
 

@@ -71,6 +71,7 @@ int tsync__record_curve(struct tsync__windows *w, const struct tsync__pair_sampl
     tsync_time first, last;
     long double sq = 0;
     size_t n = 0, cap = 0;
+    int rc = 0;
 
     w->n = 0;
     w->v = NULL;
@@ -81,22 +82,15 @@ int tsync__record_curve(struct tsync__windows *w, const struct tsync__pair_sampl
     for (size_t i = 0; i < s->n_rec;) {
         struct tsync__window win = { 0 };
         i = merged(s->rec, s->n_rec, i, near, &win);
-        if (n && win.x - w->v[n - 1].x > reach) {
-            free(w->v);
-            w->v = NULL;
-            return 0;
-        }
+        if (n && win.x - w->v[n - 1].x > reach)
+            goto none;
         if (TSYNC_PUSH(w->v, n, cap, win)) {
-            free(w->v);
-            w->v = NULL;
-            return TSYNC_ENOMEM;
+            rc = TSYNC_ENOMEM;
+            goto none;
         }
     }
-    if (n < 2) {
-        free(w->v);
-        w->v = NULL;
-        return 0;
-    }
+    if (n < 2)
+        goto none;
     /* Each point's slope: the chord across its neighbours (at the ends, to the
      * one neighbour), which the curve goes on with beyond the first and last. */
     v = w->v;
@@ -112,4 +106,8 @@ int tsync__record_curve(struct tsync__windows *w, const struct tsync__pair_sampl
     w->n = n;
     w->local = 1;
     return 0;
+none:
+    free(w->v);
+    w->v = NULL;
+    return rc;
 }
