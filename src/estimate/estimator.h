@@ -232,8 +232,8 @@ struct tsync__windows {
     int64_t max_width;        /* longest window, ticks of x */
     long double scatter;      /* RMS of the windows about their smoothed curve, ticks
                                * of y: how closely the curve follows the clock (of
-                               * ClockOffset records, each about its neighbours'
-                               * chord; of local lines, 0: not known) */
+                               * ClockOffset records, half that of each about its
+                               * neighbours' chord; of local lines, 0: not known) */
     int local;                /* local minimax lines (local_lines.c) or ClockOffset
                                * records (record_curve.c): the curve of the
                                * whole pair, across its pieces */

@@ -86,7 +86,7 @@ json_eq out.txt 'd["relative_max_abs_error_s"] < 5e-6' True
 # Sessions every 30 s on 16 nodes of one rank: the pairs with rank 0, a dozen
 # collectives and a record each 30 s, follow their records (record_curve.c), and the
 # collectives that waited no longer widen the bounds near the records (envelope.c),
-# so the paths go straight to rank 0: 3.7 us before, rank 15 1.0 us; now 0.8 us, as
+# so the paths go straight to rank 0: 3.7 us before, rank 15 1.0 us; now 0.7 us, as
 # close as the records' own linear interpolation (0.7 us, bench_accuracy).
 run 0 "$TRACESYNC" simulate -q --scenario thermal --seed 21 --set ranks=16 --set nodes=16 \
     --set app.duration_s=5min --set offsets.session_interval_s=30 -o thermal

@@ -79,7 +79,7 @@ static void samples_free(struct tsync__pair_samples *s)
 }
 
 /* Records every 30 s over 5 minutes: a point at each, its slope the chord across
- * its neighbours, the scatter that of each inner record about that chord. */
+ * its neighbours, the scatter half the RMS of each inner record about that chord. */
 static void test_points(void **state)
 {
     struct tsync__pair_samples s;
@@ -103,7 +103,7 @@ static void test_points(void **state)
             sq += off * off;
         }
     }
-    assert_true(fabsl(w.scatter - sqrtl(sq / 9)) < 1e-6L);
+    assert_true(fabsl(w.scatter - sqrtl(sq / 9) / 2) < 1e-6L);
     assert_true(w.scatter > 0 && w.scatter < 1000);
     tsync__windows_free(&w);
     samples_free(&s);
