@@ -215,6 +215,23 @@ struct tsync__pair_samples {
     struct tsync__sample *exch, *rec;
 };
 
+/* The x range of a pair's one-way samples of either kind (*first > *last when it
+ * has none). */
+static inline void tsync__pair_samples_span(const struct tsync__pair_samples *s,
+                                            tsync_time *first, tsync_time *last)
+{
+    *first = INT64_MAX;
+    *last = INT64_MIN;
+    if (s->n_above) {
+        *first = s->above[0].x;
+        *last = s->above[s->n_above - 1].x;
+    }
+    if (s->n_below) {
+        *first = s->below[0].x < *first ? s->below[0].x : *first;
+        *last = s->below[s->n_below - 1].x > *last ? s->below[s->n_below - 1].x : *last;
+    }
+}
+
 /* Windowed minimum delays (window.c): at x, the value y the fastest messages of
  * both directions around x put the pair's curve at, smoothed; in order of x. */
 struct tsync__window {

@@ -34,22 +34,6 @@
 #include "estimate/estimator.h"
 #include "util/vec.h"
 
-/* The x range of the pair's one-way samples (*first > *last when it has none). */
-static void samples_span(const struct tsync__pair_samples *s, tsync_time *first,
-                         tsync_time *last)
-{
-    *first = INT64_MAX;
-    *last = INT64_MIN;
-    if (s->n_above) {
-        *first = s->above[0].x;
-        *last = s->above[s->n_above - 1].x;
-    }
-    if (s->n_below) {
-        *first = s->below[0].x < *first ? s->below[0].x : *first;
-        *last = s->below[s->n_below - 1].x > *last ? s->below[s->n_below - 1].x : *last;
-    }
-}
-
 /* The records from i on that lie within `near` of record i, merged: their mean
  * point, the widest uncertainty. Returns the index after them. */
 static size_t merged(const struct tsync__sample *v, size_t n, size_t i, int64_t near,
@@ -79,7 +63,7 @@ int tsync__record_curve(struct tsync__windows *w, const struct tsync__pair_sampl
 
     w->n = 0;
     w->v = NULL;
-    samples_span(s, &first, &last);
+    tsync__pair_samples_span(s, &first, &last);
     if (reach <= 0 || s->n_rec < 2 || first > last || s->rec[0].x - first > reach ||
         last - s->rec[s->n_rec - 1].x > reach)
         return 0;

@@ -538,9 +538,9 @@ static long double detrend_slope(const struct tsync__pieces *ps, size_t k)
  * kinds have samples). */
 static long double pair_span(const struct tsync__pair_samples *s)
 {
-    return (long double)(s->above[s->n_above - 1].x > s->below[s->n_below - 1].x
-                             ? s->above[s->n_above - 1].x : s->below[s->n_below - 1].x) -
-           (long double)(s->above[0].x < s->below[0].x ? s->above[0].x : s->below[0].x);
+    tsync_time first, last;
+    tsync__pair_samples_span(s, &first, &last);
+    return (long double)last - (long double)first;
 }
 
 /* How long a window may grow: long enough for a pair's typical rate of messages to
